@@ -1,0 +1,47 @@
+"""The ``agui`` command line: one subcommand per module, registered in ``_COMMAND_MODULES``.
+
+Each command module exposes ``register(subparsers)`` which adds its parser and sets
+``func(args) -> int`` as the handler. A module whose optional dependencies are missing is still
+listed; running it explains which extra to install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Optional
+
+from ag_ui import __version__
+from ag_ui.core.errors import AGUIError
+
+__all__ = ["main"]
+
+_COMMAND_MODULES: tuple[str, ...] = ("ag_ui.cli.encode",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agui", description="AG-UI protocol tools: run, serve, verify and convert streams."
+    )
+    parser.add_argument("--version", action="version", version=f"agui {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in _COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except AGUIError as exc:
+        print(f"agui {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

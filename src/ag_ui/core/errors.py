@@ -1,0 +1,180 @@
+"""The SDK's error tree. Every error the SDK raises on purpose is an ``AGUIError``::
+
+    AGUIError
+    ├── AGUIValidationError (ValueError)     input does not match the protocol's types
+    │   ├── MalformedJSONError               the text is not JSON at all
+    │   └── UnknownEventTypeError            a well-formed event of a type this SDK does not know
+    ├── EncodingError (TypeError, ValueError) an object or field that cannot be encoded
+    ├── DecodeError                          a wire stream (SSE, protobuf frames) is broken
+    │   └── FrameTooLargeError               a frame/event is above the configured limit
+    ├── ProtocolError                        an event breaks a sequence rule (verifier)
+    ├── TransportError                       HTTP-level failures (client)
+    │   ├── HTTPStatusError                  a non-2xx answer (carries status and parsed body)
+    │   ├── ContentTypeError                 a 2xx answer that is not an event stream
+    │   ├── IncompleteStreamError            the stream ended without RUN_FINISHED/RUN_ERROR
+    │   └── IdleTimeoutError                 no event (nor keepalive) within the idle timeout
+    └── RunError                             the agent reported RUN_ERROR (carries ``code``)
+
+Messages say what happened and how to fix it; input errors name the wire path
+(``messages[0] (role "user"): missing required field "id"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Optional
+
+__all__ = [
+    "AGUIError",
+    "AGUIValidationError",
+    "ContentTypeError",
+    "DecodeError",
+    "EncodingError",
+    "FrameTooLargeError",
+    "HTTPStatusError",
+    "IdleTimeoutError",
+    "IncompleteStreamError",
+    "MalformedJSONError",
+    "ProtocolError",
+    "RunError",
+    "TransportError",
+    "UnknownEventTypeError",
+]
+
+
+class AGUIError(Exception):
+    """Base of every error this SDK raises on purpose."""
+
+
+class AGUIValidationError(AGUIError, ValueError):
+    """Input that does not match the protocol's types.
+
+    ``problems`` holds one readable line per problem, each starting with its wire path.
+    """
+
+    def __init__(self, what: str, problems: Sequence[str]) -> None:
+        self.what = what
+        self.problems: tuple[str, ...] = tuple(problems)
+        listed = "\n".join(f"  - {problem}" for problem in self.problems)
+        super().__init__(f"invalid {what}:\n{listed}" if listed else f"invalid {what}")
+
+
+class MalformedJSONError(AGUIValidationError):
+    """The input is not valid JSON."""
+
+    def __init__(self, what: str, detail: str) -> None:
+        super().__init__(what, [f"not valid JSON: {detail}"])
+
+
+class UnknownEventTypeError(AGUIValidationError):
+    """An event whose ``type`` this SDK does not know (e.g. from a newer protocol).
+
+    Consumers skip such events (with a warning) instead of failing the stream.
+    """
+
+    def __init__(self, event_type: object) -> None:
+        self.event_type = event_type
+        super().__init__("event", [f'unknown event type "{event_type}"'])
+
+
+class EncodingError(AGUIError, TypeError, ValueError):
+    """An object that cannot be encoded as an AG-UI event or frame."""
+
+
+class DecodeError(AGUIError):
+    """A wire stream (SSE or protobuf frames) is broken.
+
+    ``frame_index`` is the zero-based index of the frame/event where it broke, when known.
+    """
+
+    def __init__(self, message: str, *, frame_index: Optional[int] = None) -> None:
+        self.frame_index = frame_index
+        where = f"frame {frame_index}: " if frame_index is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+class FrameTooLargeError(DecodeError):
+    """A frame or event exceeds the decoder's size limit."""
+
+    def __init__(self, size: int, limit: int, *, frame_index: Optional[int] = None) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"{size} bytes exceeds the limit of {limit} bytes (raise max_frame_size if expected)",
+            frame_index=frame_index,
+        )
+
+
+class ProtocolError(AGUIError):
+    """An event that breaks a rule of the event sequence (PROTOCOL.md §5).
+
+    ``rule`` names the rule, ``event_type`` the offending event, ``ids`` the ids involved.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str,
+        event_type: Optional[str] = None,
+        ids: Optional[dict[str, Any]] = None,
+    ) -> None:
+        self.rule = rule
+        self.event_type = event_type
+        self.ids: dict[str, Any] = dict(ids or {})
+        super().__init__(message)
+
+
+class TransportError(AGUIError):
+    """The HTTP exchange failed."""
+
+
+class HTTPStatusError(TransportError):
+    """The agent answered with a non-2xx status. ``body`` is parsed JSON when possible."""
+
+    def __init__(self, status: int, body: Any, *, url: str = "") -> None:
+        self.status = status
+        self.body = body
+        self.url = url
+        shown = body if isinstance(body, str) else repr(body)
+        if len(shown) > 500:
+            shown = shown[:500] + "..."
+        super().__init__(f"HTTP {status} from {url or 'the agent'}: {shown}")
+
+
+class ContentTypeError(TransportError):
+    """A 2xx answer whose content type is not an event stream (e.g. an HTML page)."""
+
+    def __init__(self, content_type: str, *, snippet: str = "") -> None:
+        self.content_type = content_type
+        self.snippet = snippet
+        hint = f"; body starts with {snippet!r}" if snippet else ""
+        super().__init__(
+            f"expected text/event-stream or application/vnd.ag-ui.event+proto, "
+            f"got {content_type or 'no content type'}{hint}"
+        )
+
+
+class IncompleteStreamError(TransportError):
+    """The stream ended before RUN_FINISHED or RUN_ERROR."""
+
+    def __init__(self, message: str, *, events_received: int = 0) -> None:
+        self.events_received = events_received
+        super().__init__(message)
+
+
+class IdleTimeoutError(TransportError):
+    """Nothing arrived (no event, no keepalive) within the idle timeout."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(f"no event or keepalive for {seconds:g} s; the agent looks stalled")
+
+
+class RunError(AGUIError):
+    """The agent ended the run with RUN_ERROR."""
+
+    def __init__(self, message: str, *, code: Optional[str] = None) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"[{code}] {message}" if code else message)

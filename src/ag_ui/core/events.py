@@ -1,0 +1,475 @@
+"""All 31 protocol 1.0 events, their outcomes, and the ``Event`` discriminated union.
+
+Field order is the wire key order: ``type``, ``timestamp``, ``rawEvent``, ``metadata``,
+``subagentRunId`` (on attributable events), then the event's own fields.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+
+from pydantic import AfterValidator, Field, TypeAdapter
+
+from ag_ui.core._base import AGUIModel, ConfiguredBaseModel, GeneratedBaseModel
+from ag_ui.core.token_usage import TokenUsage
+from ag_ui.core.types import (
+    ContentPart,
+    Interrupt,
+    JsonPatchOperation,
+    Message,
+    Metadata,
+    RunAgentInput,
+    State,
+    SubagentRunId,
+    TextMessageRole,
+)
+
+__all__ = [
+    "ActivityDeltaEvent",
+    "ActivitySnapshotEvent",
+    "BaseEvent",
+    "ConfiguredBaseModel",
+    "CustomEvent",
+    "Event",
+    "EventType",
+    "GeneratedBaseModel",
+    "MessagesSnapshotEvent",
+    "RawEvent",
+    "ReasoningEncryptedValueEvent",
+    "ReasoningEncryptedValueSubtype",
+    "ReasoningEndEvent",
+    "ReasoningMessageChunkEvent",
+    "ReasoningMessageContentEvent",
+    "ReasoningMessageEndEvent",
+    "ReasoningMessageRole",
+    "ReasoningMessageStartEvent",
+    "ReasoningStartEvent",
+    "RunErrorEvent",
+    "RunFinishedCancelledOutcome",
+    "RunFinishedEvent",
+    "RunFinishedInterruptOutcome",
+    "RunFinishedOutcome",
+    "RunFinishedSuccessOutcome",
+    "RunStartedEvent",
+    "StateDeltaEvent",
+    "StateSnapshotEvent",
+    "StepFinishedEvent",
+    "StepStartedEvent",
+    "SubagentErrorEvent",
+    "SubagentFinishedEvent",
+    "SubagentFinishedOutcome",
+    "SubagentFinishedSuccessOutcome",
+    "SubagentFinishedSuspendedOutcome",
+    "SubagentStartedEvent",
+    "TextMessageChunkEvent",
+    "TextMessageContentEvent",
+    "TextMessageEndEvent",
+    "TextMessageStartEvent",
+    "TokenUsage",
+    "ToolCallArgsEvent",
+    "ToolCallChunkEvent",
+    "ToolCallEndEvent",
+    "ToolCallResultEvent",
+    "ToolCallStartEvent",
+]
+
+_MAX_SAFE_INTEGER = 2**53 - 1
+
+ReasoningEncryptedValueSubtype = Literal["tool-call", "message"]
+ReasoningMessageRole = Literal["reasoning"]
+
+
+class EventType(str, Enum):
+    """The wire discriminator of every event (31 members in protocol 1.0)."""
+
+    TEXT_MESSAGE_START = "TEXT_MESSAGE_START"
+    TEXT_MESSAGE_CONTENT = "TEXT_MESSAGE_CONTENT"
+    TEXT_MESSAGE_END = "TEXT_MESSAGE_END"
+    TEXT_MESSAGE_CHUNK = "TEXT_MESSAGE_CHUNK"
+    TOOL_CALL_START = "TOOL_CALL_START"
+    TOOL_CALL_ARGS = "TOOL_CALL_ARGS"
+    TOOL_CALL_END = "TOOL_CALL_END"
+    TOOL_CALL_CHUNK = "TOOL_CALL_CHUNK"
+    TOOL_CALL_RESULT = "TOOL_CALL_RESULT"
+    STATE_SNAPSHOT = "STATE_SNAPSHOT"
+    STATE_DELTA = "STATE_DELTA"
+    MESSAGES_SNAPSHOT = "MESSAGES_SNAPSHOT"
+    ACTIVITY_SNAPSHOT = "ACTIVITY_SNAPSHOT"
+    ACTIVITY_DELTA = "ACTIVITY_DELTA"
+    RAW = "RAW"
+    CUSTOM = "CUSTOM"
+    RUN_STARTED = "RUN_STARTED"
+    RUN_FINISHED = "RUN_FINISHED"
+    RUN_ERROR = "RUN_ERROR"
+    STEP_STARTED = "STEP_STARTED"
+    STEP_FINISHED = "STEP_FINISHED"
+    REASONING_START = "REASONING_START"
+    REASONING_MESSAGE_START = "REASONING_MESSAGE_START"
+    REASONING_MESSAGE_CONTENT = "REASONING_MESSAGE_CONTENT"
+    REASONING_MESSAGE_END = "REASONING_MESSAGE_END"
+    REASONING_MESSAGE_CHUNK = "REASONING_MESSAGE_CHUNK"
+    REASONING_END = "REASONING_END"
+    REASONING_ENCRYPTED_VALUE = "REASONING_ENCRYPTED_VALUE"
+    SUBAGENT_STARTED = "SUBAGENT_STARTED"
+    SUBAGENT_FINISHED = "SUBAGENT_FINISHED"
+    SUBAGENT_ERROR = "SUBAGENT_ERROR"
+
+
+_patch_operations = TypeAdapter(List[JsonPatchOperation])
+
+
+def _as_plain_operations(operations: List[Any]) -> List[Any]:
+    """Validate an RFC 6902 patch, then keep its operations as plain wire dicts.
+
+    Typed operations (``AddOperation`` ...) and dicts are both accepted on input; consumers index
+    the result as ``op["path"]`` like every 0.x producer did.
+    """
+    return [op.model_dump(by_alias=True) for op in _patch_operations.validate_python(operations)]
+
+
+PatchOperations = Annotated[List[Any], AfterValidator(_as_plain_operations)]
+
+
+class BaseEvent(AGUIModel):
+    """Fields every event carries."""
+
+    type: EventType
+    timestamp: Optional[Annotated[int, Field(ge=-_MAX_SAFE_INTEGER, le=_MAX_SAFE_INTEGER)]] = None
+    raw_event: Optional[Any] = None
+    metadata: Optional[Metadata] = None
+
+
+class _AttributableEvent(BaseEvent):
+    # Events a subagent may produce; absent means the parent agent produced it.
+    subagent_run_id: Optional[SubagentRunId] = None
+
+
+# --- Text messages ---------------------------------------------------------------------------
+
+
+class TextMessageStartEvent(_AttributableEvent):
+    """Opens a streamed text message. ``role`` defaults to ``"assistant"`` (absent means that)."""
+
+    type: Literal[EventType.TEXT_MESSAGE_START] = EventType.TEXT_MESSAGE_START
+    message_id: str
+    role: TextMessageRole = "assistant"
+    name: Optional[str] = None
+
+
+class TextMessageContentEvent(_AttributableEvent):
+    type: Literal[EventType.TEXT_MESSAGE_CONTENT] = EventType.TEXT_MESSAGE_CONTENT
+    message_id: str
+    delta: str
+
+
+class TextMessageEndEvent(_AttributableEvent):
+    type: Literal[EventType.TEXT_MESSAGE_END] = EventType.TEXT_MESSAGE_END
+    message_id: str
+
+
+class TextMessageChunkEvent(_AttributableEvent):
+    """Shorthand for start/content/end; continuation chunks omit what did not change."""
+
+    type: Literal[EventType.TEXT_MESSAGE_CHUNK] = EventType.TEXT_MESSAGE_CHUNK
+    message_id: Optional[str] = None
+    role: Optional[TextMessageRole] = None
+    delta: Optional[str] = None
+    name: Optional[str] = None
+
+
+# --- Tool calls ------------------------------------------------------------------------------
+
+
+class ToolCallStartEvent(_AttributableEvent):
+    type: Literal[EventType.TOOL_CALL_START] = EventType.TOOL_CALL_START
+    tool_call_id: str
+    tool_call_name: str
+    parent_message_id: Optional[str] = None
+
+
+class ToolCallArgsEvent(_AttributableEvent):
+    type: Literal[EventType.TOOL_CALL_ARGS] = EventType.TOOL_CALL_ARGS
+    tool_call_id: str
+    delta: str
+
+
+class ToolCallEndEvent(_AttributableEvent):
+    type: Literal[EventType.TOOL_CALL_END] = EventType.TOOL_CALL_END
+    tool_call_id: str
+
+
+class ToolCallChunkEvent(_AttributableEvent):
+    type: Literal[EventType.TOOL_CALL_CHUNK] = EventType.TOOL_CALL_CHUNK
+    tool_call_id: Optional[str] = None
+    tool_call_name: Optional[str] = None
+    parent_message_id: Optional[str] = None
+    delta: Optional[str] = None
+
+
+class ToolCallResultEvent(_AttributableEvent):
+    """Mints a tool message (its own ``message_id``) answering ``tool_call_id``."""
+
+    type: Literal[EventType.TOOL_CALL_RESULT] = EventType.TOOL_CALL_RESULT
+    message_id: str
+    tool_call_id: str
+    content: Union[str, List[ContentPart]]
+    role: Optional[Literal["tool"]] = None
+
+
+# --- State and messages ----------------------------------------------------------------------
+
+
+class StateSnapshotEvent(_AttributableEvent):
+    """Replaces the state; ``snapshot`` may be any JSON value, ``null`` included."""
+
+    type: Literal[EventType.STATE_SNAPSHOT] = EventType.STATE_SNAPSHOT
+    snapshot: State
+
+
+class StateDeltaEvent(_AttributableEvent):
+    """An RFC 6902 patch against the current state; operations are kept as plain dicts."""
+
+    type: Literal[EventType.STATE_DELTA] = EventType.STATE_DELTA
+    delta: PatchOperations
+
+
+class MessagesSnapshotEvent(BaseEvent):
+    type: Literal[EventType.MESSAGES_SNAPSHOT] = EventType.MESSAGES_SNAPSHOT
+    messages: List[Message]
+
+
+class ActivitySnapshotEvent(_AttributableEvent):
+    """Sets an activity message's content; ``replace=False`` leaves existing content alone."""
+
+    type: Literal[EventType.ACTIVITY_SNAPSHOT] = EventType.ACTIVITY_SNAPSHOT
+    message_id: str
+    activity_type: str
+    content: Dict[str, Any]
+    replace: bool = True
+
+
+class ActivityDeltaEvent(_AttributableEvent):
+    type: Literal[EventType.ACTIVITY_DELTA] = EventType.ACTIVITY_DELTA
+    message_id: str
+    activity_type: str
+    patch: PatchOperations
+
+
+# --- Special ---------------------------------------------------------------------------------
+
+
+class RawEvent(_AttributableEvent):
+    type: Literal[EventType.RAW] = EventType.RAW
+    event: Any
+    source: Optional[str] = None
+
+
+class CustomEvent(_AttributableEvent):
+    type: Literal[EventType.CUSTOM] = EventType.CUSTOM
+    name: str
+    value: Any
+
+
+# --- Run lifecycle ---------------------------------------------------------------------------
+
+
+class RunStartedEvent(BaseEvent):
+    """First event of a run. Producers set ``protocol_version=PROTOCOL_VERSION`` themselves."""
+
+    type: Literal[EventType.RUN_STARTED] = EventType.RUN_STARTED
+    thread_id: str
+    run_id: str
+    protocol_version: Optional[str] = None
+    parent_run_id: Optional[str] = None
+    input: Optional[RunAgentInput] = None
+
+
+class RunFinishedSuccessOutcome(AGUIModel):
+    """Success; ``pending_tool_call_ids`` lists calls left for the client to answer."""
+
+    type: Literal["success"] = "success"
+    pending_tool_call_ids: Optional[List[str]] = None
+
+
+class RunFinishedInterruptOutcome(AGUIModel):
+    """The run paused; the next run on the thread must ``resume`` every interrupt."""
+
+    type: Literal["interrupt"] = "interrupt"
+    interrupts: List[Interrupt] = Field(min_length=1)
+
+
+class RunFinishedCancelledOutcome(AGUIModel):
+    """Stopped by whoever ran it: nothing produced, nothing awaited."""
+
+    type: Literal["cancelled"] = "cancelled"
+
+
+RunFinishedOutcome = Annotated[
+    Union[RunFinishedSuccessOutcome, RunFinishedInterruptOutcome, RunFinishedCancelledOutcome],
+    Field(discriminator="type"),
+]
+
+
+class RunFinishedEvent(BaseEvent):
+    """Terminal event of a run; an absent ``outcome`` means success."""
+
+    type: Literal[EventType.RUN_FINISHED] = EventType.RUN_FINISHED
+    thread_id: str
+    run_id: str
+    result: Optional[Any] = None
+    outcome: Optional[RunFinishedOutcome] = None
+    usage: Optional[List[TokenUsage]] = None
+
+
+class RunErrorEvent(BaseEvent):
+    """Terminal event of a failed run."""
+
+    type: Literal[EventType.RUN_ERROR] = EventType.RUN_ERROR
+    message: str
+    code: Optional[str] = None
+    usage: Optional[List[TokenUsage]] = None
+
+
+class StepStartedEvent(_AttributableEvent):
+    type: Literal[EventType.STEP_STARTED] = EventType.STEP_STARTED
+    step_name: str
+
+
+class StepFinishedEvent(_AttributableEvent):
+    type: Literal[EventType.STEP_FINISHED] = EventType.STEP_FINISHED
+    step_name: str
+
+
+# --- Reasoning -------------------------------------------------------------------------------
+
+
+class ReasoningStartEvent(_AttributableEvent):
+    """Opens a reasoning span, which may hold several reasoning messages."""
+
+    type: Literal[EventType.REASONING_START] = EventType.REASONING_START
+    message_id: str
+
+
+class ReasoningMessageStartEvent(_AttributableEvent):
+    type: Literal[EventType.REASONING_MESSAGE_START] = EventType.REASONING_MESSAGE_START
+    message_id: str
+    role: ReasoningMessageRole = "reasoning"
+
+
+class ReasoningMessageContentEvent(_AttributableEvent):
+    type: Literal[EventType.REASONING_MESSAGE_CONTENT] = EventType.REASONING_MESSAGE_CONTENT
+    message_id: str
+    delta: str
+
+
+class ReasoningMessageEndEvent(_AttributableEvent):
+    type: Literal[EventType.REASONING_MESSAGE_END] = EventType.REASONING_MESSAGE_END
+    message_id: str
+
+
+class ReasoningMessageChunkEvent(_AttributableEvent):
+    type: Literal[EventType.REASONING_MESSAGE_CHUNK] = EventType.REASONING_MESSAGE_CHUNK
+    message_id: Optional[str] = None
+    delta: Optional[str] = None
+
+
+class ReasoningEndEvent(_AttributableEvent):
+    type: Literal[EventType.REASONING_END] = EventType.REASONING_END
+    message_id: str
+
+
+class ReasoningEncryptedValueEvent(_AttributableEvent):
+    """Attaches an opaque provider artefact to a message or a tool call."""
+
+    type: Literal[EventType.REASONING_ENCRYPTED_VALUE] = EventType.REASONING_ENCRYPTED_VALUE
+    subtype: ReasoningEncryptedValueSubtype
+    entity_id: str
+    encrypted_value: str
+
+
+# --- Subagents -------------------------------------------------------------------------------
+
+
+class SubagentStartedEvent(BaseEvent):
+    """Announces a subagent invocation; here ``subagent_run_id`` is its identity."""
+
+    type: Literal[EventType.SUBAGENT_STARTED] = EventType.SUBAGENT_STARTED
+    subagent_run_id: SubagentRunId
+    name: str
+    description: Optional[str] = None
+    parent_subagent_run_id: Optional[SubagentRunId] = None
+    parent_tool_call_id: Optional[str] = None
+    parent_message_id: Optional[str] = None
+
+
+class SubagentFinishedSuccessOutcome(AGUIModel):
+    type: Literal["success"] = "success"
+
+
+class SubagentFinishedSuspendedOutcome(AGUIModel):
+    """Paused awaiting outside input: terminal for this stream, not for the subagent."""
+
+    type: Literal["suspended"] = "suspended"
+    interrupt_ids: Optional[List[str]] = None
+
+
+SubagentFinishedOutcome = Annotated[
+    Union[SubagentFinishedSuccessOutcome, SubagentFinishedSuspendedOutcome],
+    Field(discriminator="type"),
+]
+
+
+class SubagentFinishedEvent(BaseEvent):
+    type: Literal[EventType.SUBAGENT_FINISHED] = EventType.SUBAGENT_FINISHED
+    subagent_run_id: SubagentRunId
+    result: Optional[Any] = None
+    outcome: Optional[SubagentFinishedOutcome] = None
+
+
+class SubagentErrorEvent(BaseEvent):
+    """The invocation failed; the run itself may continue."""
+
+    type: Literal[EventType.SUBAGENT_ERROR] = EventType.SUBAGENT_ERROR
+    subagent_run_id: SubagentRunId
+    message: str
+    code: Optional[str] = None
+
+
+Event = Annotated[
+    Union[
+        TextMessageStartEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageChunkEvent,
+        ToolCallStartEvent,
+        ToolCallArgsEvent,
+        ToolCallEndEvent,
+        ToolCallChunkEvent,
+        ToolCallResultEvent,
+        StateSnapshotEvent,
+        StateDeltaEvent,
+        MessagesSnapshotEvent,
+        ActivitySnapshotEvent,
+        ActivityDeltaEvent,
+        RawEvent,
+        CustomEvent,
+        RunStartedEvent,
+        RunFinishedEvent,
+        RunErrorEvent,
+        StepStartedEvent,
+        StepFinishedEvent,
+        ReasoningStartEvent,
+        ReasoningMessageStartEvent,
+        ReasoningMessageContentEvent,
+        ReasoningMessageEndEvent,
+        ReasoningMessageChunkEvent,
+        ReasoningEndEvent,
+        ReasoningEncryptedValueEvent,
+        SubagentStartedEvent,
+        SubagentFinishedEvent,
+        SubagentErrorEvent,
+    ],
+    Field(discriminator="type"),
+]
+"""Any protocol 1.0 event; parse with ``ag_ui.core.parse_event`` (or a ``TypeAdapter``)."""

@@ -1,0 +1,410 @@
+"""Messages, content parts, tools, run input, interrupts and JSON Patch operations.
+
+Every class follows the seed API (``spec/seed-types.md``) and protocol 1.0 (PROTOCOL.md §2).
+Field declaration order is the wire key order of the official SDKs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+
+from pydantic import ConfigDict, Field
+
+from ag_ui.core._base import AGUIModel, ConfiguredBaseModel, GeneratedBaseModel
+from ag_ui.core.deprecated import BinaryInputContent
+
+__all__ = [
+    "AGUI_METADATA_KEY",
+    "ActivityMessage",
+    "AddOperation",
+    "AssistantMessage",
+    "Attributable",
+    "AudioInputContent",
+    "AudioInputPart",
+    "AudioPart",
+    "BaseMessage",
+    "BinaryInputContent",
+    "ConfiguredBaseModel",
+    "ContentPart",
+    "Context",
+    "CopyOperation",
+    "DataSource",
+    "DeveloperMessage",
+    "DocumentInputContent",
+    "DocumentInputPart",
+    "DocumentPart",
+    "FileSource",
+    "FunctionCall",
+    "GeneratedBaseModel",
+    "ImageInputContent",
+    "ImageInputPart",
+    "ImagePart",
+    "InputContent",
+    "InputContentDataSource",
+    "InputContentPart",
+    "InputContentSource",
+    "InputContentUrlSource",
+    "Interrupt",
+    "JsonPatch",
+    "JsonPatchOperation",
+    "JsonPointer",
+    "Message",
+    "Metadata",
+    "MoveOperation",
+    "PartSource",
+    "ReasoningMessage",
+    "RemoveOperation",
+    "ReplaceOperation",
+    "ResumeEntry",
+    "ResumeStatus",
+    "Role",
+    "RunAgentInput",
+    "State",
+    "SubagentRunId",
+    "SystemMessage",
+    "TestOperation",
+    "TextInputContent",
+    "TextMessageRole",
+    "TextPart",
+    "Tool",
+    "ToolCall",
+    "ToolMessage",
+    "UrlSource",
+    "UserMessage",
+    "VideoInputContent",
+    "VideoInputPart",
+    "VideoPart",
+]
+
+AGUI_METADATA_KEY = "ag-ui"
+"""Metadata key reserved by convention for the protocol's own use."""
+
+Metadata = Dict[str, Any]
+"""Open-by-key object; absent or an object, never null. Nulls under a key are data."""
+
+SubagentRunId = str
+"""Opaque handle of one subagent invocation (not a reusable subagent name)."""
+
+State = Any
+"""Any JSON value: replaced by STATE_SNAPSHOT, patched by STATE_DELTA."""
+
+Role = Literal["developer", "system", "assistant", "user", "tool", "activity", "reasoning"]
+TextMessageRole = Literal["developer", "system", "assistant", "user"]
+ResumeStatus = Literal["resolved", "cancelled"]
+
+
+class Attributable(AGUIModel):
+    """Mixin for anything a subagent can produce: absent ``subagent_run_id`` means the parent."""
+
+    subagent_run_id: Optional[SubagentRunId] = None
+
+
+# --- Content parts and their sources -------------------------------------------------------
+
+
+class DataSource(AGUIModel):
+    """Inline base64 content."""
+
+    type: Literal["data"] = "data"
+    value: str
+    mime_type: str
+
+
+class UrlSource(AGUIModel):
+    """Content at a URL (not constrained to a URI format)."""
+
+    type: Literal["url"] = "url"
+    value: str
+    mime_type: Optional[str] = None
+
+
+class FileSource(AGUIModel):
+    """A handle held by a provider (e.g. a provider file id). Never fetched or parsed."""
+
+    type: Literal["file"] = "file"
+    value: str
+    provider: Optional[str] = None
+    mime_type: Optional[str] = None
+
+
+PartSource = Annotated[Union[DataSource, UrlSource, FileSource], Field(discriminator="type")]
+
+
+class TextPart(AGUIModel):
+    """A text fragment of a multimodal message."""
+
+    type: Literal["text"] = "text"
+    id: Optional[str] = None
+    text: str
+    metadata: Optional[Any] = None
+
+
+class ImagePart(AGUIModel):
+    type: Literal["image"] = "image"
+    id: Optional[str] = None
+    source: PartSource
+    metadata: Optional[Any] = None
+
+
+class AudioPart(AGUIModel):
+    type: Literal["audio"] = "audio"
+    id: Optional[str] = None
+    source: PartSource
+    metadata: Optional[Any] = None
+
+
+class VideoPart(AGUIModel):
+    type: Literal["video"] = "video"
+    id: Optional[str] = None
+    source: PartSource
+    metadata: Optional[Any] = None
+
+
+class DocumentPart(AGUIModel):
+    type: Literal["document"] = "document"
+    id: Optional[str] = None
+    source: PartSource
+    metadata: Optional[Any] = None
+
+
+ContentPart = Annotated[
+    Union[TextPart, ImagePart, AudioPart, VideoPart, DocumentPart],
+    Field(discriminator="type"),
+]
+
+# A user message also accepts the retired 0.x ``binary`` part so a legacy client's request parses.
+_UserContentPart = Annotated[
+    Union[TextPart, ImagePart, AudioPart, VideoPart, DocumentPart, BinaryInputContent],
+    Field(discriminator="type"),
+]
+
+# 0.x names of the same classes (PROTOCOL.md §2.11).
+InputContent = ContentPart
+InputContentPart = ContentPart
+TextInputContent = TextPart
+ImageInputContent = ImageInputPart = ImagePart
+AudioInputContent = AudioInputPart = AudioPart
+VideoInputContent = VideoInputPart = VideoPart
+DocumentInputContent = DocumentInputPart = DocumentPart
+InputContentSource = PartSource
+InputContentDataSource = DataSource
+InputContentUrlSource = UrlSource
+
+
+# --- Messages ------------------------------------------------------------------------------
+
+
+class FunctionCall(AGUIModel):
+    """Function name and its arguments as JSON text (kept as written, even if invalid)."""
+
+    name: str
+    arguments: str
+
+
+class ToolCall(AGUIModel):
+    """A tool call made by an assistant message."""
+
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+    encrypted_value: Optional[str] = None
+    metadata: Optional[Metadata] = None
+
+
+class BaseMessage(AGUIModel):
+    """Fields shared by the developer, system, assistant and user messages."""
+
+    subagent_run_id: Optional[SubagentRunId] = None
+    id: str
+    role: str
+    name: Optional[str] = None
+    encrypted_value: Optional[str] = None
+    metadata: Optional[Metadata] = None
+
+
+class DeveloperMessage(BaseMessage):
+    role: Literal["developer"] = "developer"
+    content: str
+
+
+class SystemMessage(BaseMessage):
+    role: Literal["system"] = "system"
+    content: str
+
+
+class AssistantMessage(BaseMessage):
+    role: Literal["assistant"] = "assistant"
+    content: Optional[str] = None
+    tool_calls: Optional[List[ToolCall]] = None
+
+
+class UserMessage(BaseMessage):
+    role: Literal["user"] = "user"
+    content: Union[str, List[_UserContentPart]]
+
+
+class ToolMessage(AGUIModel):
+    """A tool's answer to ``tool_call_id``; ``error`` rides alongside a partial ``content``."""
+
+    subagent_run_id: Optional[SubagentRunId] = None
+    id: str
+    role: Literal["tool"] = "tool"
+    content: Union[str, List[ContentPart]]
+    tool_call_id: str
+    error: Optional[str] = None
+    encrypted_value: Optional[str] = None
+    metadata: Optional[Metadata] = None
+
+
+class ActivityMessage(AGUIModel):
+    """Structured progress shown between chat messages; never sent back to the agent."""
+
+    subagent_run_id: Optional[SubagentRunId] = None
+    id: str
+    role: Literal["activity"] = "activity"
+    activity_type: str
+    content: Dict[str, Any]
+    metadata: Optional[Metadata] = None
+
+
+class ReasoningMessage(AGUIModel):
+    """The agent's reasoning text (or an encrypted artefact of it)."""
+
+    subagent_run_id: Optional[SubagentRunId] = None
+    id: str
+    role: Literal["reasoning"] = "reasoning"
+    content: str
+    encrypted_value: Optional[str] = None
+    metadata: Optional[Metadata] = None
+
+
+Message = Annotated[
+    Union[
+        DeveloperMessage,
+        SystemMessage,
+        AssistantMessage,
+        UserMessage,
+        ToolMessage,
+        ActivityMessage,
+        ReasoningMessage,
+    ],
+    Field(discriminator="role"),
+]
+
+
+# --- Run input -----------------------------------------------------------------------------
+
+
+class Context(AGUIModel):
+    """A piece of context given to the agent."""
+
+    description: str
+    value: str
+
+
+class Tool(AGUIModel):
+    """A tool the client offers for a run; ``parameters`` is a JSON Schema (absent: no args)."""
+
+    name: str
+    description: str
+    parameters: Optional[Any] = None
+    metadata: Optional[Metadata] = None
+
+
+class Interrupt(AGUIModel):
+    """Why a run paused for outside input (ends a run via the ``interrupt`` outcome)."""
+
+    subagent_run_id: Optional[SubagentRunId] = None
+    id: str
+    reason: str
+    message: Optional[str] = None
+    tool_call_id: Optional[str] = None
+    response_schema: Optional[Dict[str, Any]] = None
+    expires_at: Optional[str] = None
+    metadata: Optional[Metadata] = None
+
+
+class ResumeEntry(AGUIModel):
+    """The answer to one interrupt of the previous run."""
+
+    interrupt_id: str
+    status: ResumeStatus
+    payload: Optional[Any] = None
+    metadata: Optional[Metadata] = None
+
+
+class RunAgentInput(AGUIModel):
+    """The body of the ``POST`` that starts a run.
+
+    ``tools`` and ``context`` default to empty lists and ``state``/``forwarded_props`` to
+    ``None`` (left out of the wire form), as protocol 1.0 made them optional; the seed's types
+    are unchanged, so ``for tool in run_input.tools`` always works.
+    """
+
+    thread_id: str
+    run_id: str
+    protocol_version: Optional[str] = None
+    parent_run_id: Optional[str] = None
+    state: State = None
+    messages: List[Message]
+    tools: List[Tool] = Field(default_factory=list)
+    context: List[Context] = Field(default_factory=list)
+    forwarded_props: Any = None
+    resume: Optional[List[ResumeEntry]] = None
+
+
+# --- JSON Patch (RFC 6902) ----------------------------------------------------------------
+
+JsonPointer = Annotated[str, Field(pattern=r"^(/([^/~]|~[01])*)*$")]
+"""RFC 6901 pointer; the empty string is the whole document."""
+
+
+class _PatchOperation(AGUIModel):
+    # ``from`` is a Python keyword: the attribute is ``from_`` and the wire name always ``from``.
+    model_config = ConfigDict(**AGUIModel.model_config, serialize_by_alias=True)
+
+
+class AddOperation(_PatchOperation):
+    op: Literal["add"] = "add"
+    path: JsonPointer
+    value: Any
+
+
+class RemoveOperation(_PatchOperation):
+    op: Literal["remove"] = "remove"
+    path: JsonPointer
+
+
+class ReplaceOperation(_PatchOperation):
+    op: Literal["replace"] = "replace"
+    path: JsonPointer
+    value: Any
+
+
+class MoveOperation(_PatchOperation):
+    op: Literal["move"] = "move"
+    from_: JsonPointer = Field(alias="from")
+    path: JsonPointer
+
+
+class CopyOperation(_PatchOperation):
+    op: Literal["copy"] = "copy"
+    from_: JsonPointer = Field(alias="from")
+    path: JsonPointer
+
+
+class TestOperation(_PatchOperation):
+    __test__ = False  # not a pytest test class
+
+    op: Literal["test"] = "test"
+    path: JsonPointer
+    value: Any
+
+
+JsonPatchOperation = Annotated[
+    Union[
+        AddOperation, RemoveOperation, ReplaceOperation, MoveOperation, CopyOperation, TestOperation
+    ],
+    Field(discriminator="op"),
+]
+JsonPatch = List[JsonPatchOperation]

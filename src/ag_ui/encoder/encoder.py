@@ -1,0 +1,103 @@
+"""``EventEncoder``: events to SSE text/bytes or protobuf frames, chosen by the Accept header.
+
+Drop-in for the official ``ag_ui.encoder.EventEncoder`` (``encode`` returns SSE text), and more:
+``encode`` also takes a plain dict, an optional SSE ``id``, keepalive comments, bytes output for
+servers, and Accept negotiation (DESIGN §4).
+
+>>> from ag_ui.core import TextMessageContentEvent
+>>> EventEncoder().encode(TextMessageContentEvent(message_id="m1", delta="hi"))
+'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi"}\\n\\n'
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Mapping
+from typing import Any, Optional, Union
+
+from ag_ui.core._base import AGUIModel
+from ag_ui.core.decoding import parse_any_event
+from ag_ui.core.errors import EncodingError
+from ag_ui.core.events import BaseEvent
+from ag_ui.core.legacy_events import LEGACY_EVENT_TYPES
+from ag_ui.encoder._negotiation import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE, negotiate_media_type
+from ag_ui.encoder._sse import sse_comment, sse_frame
+
+__all__ = ["AGUI_MEDIA_TYPE", "SSE_MEDIA_TYPE", "EventEncoder", "event_to_json"]
+
+EventLike = Union[BaseEvent, AGUIModel, Mapping[str, Any]]
+
+
+def _as_event(event: EventLike) -> AGUIModel:
+    if isinstance(event, BaseEvent):
+        return event
+    if isinstance(event, AGUIModel) and getattr(event, "type", None) in LEGACY_EVENT_TYPES:
+        return event
+    if isinstance(event, Mapping):
+        # Validated into the class its "type" names; bad content raises AGUIValidationError.
+        return parse_any_event(event)
+    raise EncodingError(
+        f"cannot encode {type(event).__name__}: expected an AG-UI event (BaseEvent subclass) "
+        'or a dict with a known "type"'
+    )
+
+
+def event_to_json(event: EventLike) -> bytes:
+    """Compact wire JSON of one event (camelCase, unset optionals left out)."""
+    model = _as_event(event)
+    # Calling the class serializer directly skips model_dump_json's Python-level argument
+    # handling; same bytes, measured ~2.5x faster per event.
+    return model.__pydantic_serializer__.to_json(model, by_alias=True)
+
+
+@functools.cache
+def _protobuf_codec() -> Any:
+    """The protobuf codec module, or None when ``ag_ui.proto`` or protobuf is not installed."""
+    try:
+        return importlib.import_module("ag_ui.proto")
+    except ImportError:
+        return None
+
+
+class EventEncoder:
+    """Encodes events for one response, in the format negotiated from ``accept``.
+
+    ``encode`` always returns SSE text (the official API); ``encode_binary`` returns bytes in the
+    negotiated format, which is what a server writes to the response.
+    """
+
+    def __init__(self, accept: Optional[str] = None) -> None:
+        self.accept = accept
+        self.media_type = negotiate_media_type(
+            accept, protobuf_available=_protobuf_codec() is not None
+        )
+
+    def get_content_type(self) -> str:
+        """The response ``Content-Type``: ``text/event-stream`` or the protobuf media type."""
+        return self.media_type
+
+    @property
+    def is_protobuf(self) -> bool:
+        return self.media_type == AGUI_MEDIA_TYPE
+
+    def encode(self, event: EventLike, *, event_id: Optional[str] = None) -> str:
+        """One SSE frame as text: ``data: <json>\\n\\n`` (with ``id:`` first when given)."""
+        return sse_frame(event_to_json(event), event_id).decode()
+
+    def encode_sse(self, event: EventLike, *, event_id: Optional[str] = None) -> bytes:
+        """One SSE frame as UTF-8 bytes, whatever was negotiated."""
+        return sse_frame(event_to_json(event), event_id)
+
+    def encode_binary(self, event: EventLike, *, event_id: Optional[str] = None) -> bytes:
+        """One frame in the negotiated format: a length-prefixed protobuf message or SSE bytes.
+
+        Protobuf frames carry no id; resumable streams pass the position out of band.
+        """
+        if self.is_protobuf:
+            return bytes(_protobuf_codec().encode_frame(_as_event(event)))
+        return sse_frame(event_to_json(event), event_id)
+
+    def encode_keepalive(self, comment: str = "keepalive") -> bytes:
+        """An SSE comment frame; empty for protobuf, which has no comment frames."""
+        return b"" if self.is_protobuf else sse_comment(comment)
