@@ -8,6 +8,7 @@
     ├── DecodeError                          a wire stream (SSE, protobuf frames) is broken
     │   └── FrameTooLargeError               a frame/event is above the configured limit
     ├── ProtocolError                        an event breaks a sequence rule (verifier)
+    ├── RequestRejectedError                 the server refuses a request (carries status, code)
     ├── TransportError                       HTTP-level failures (client)
     │   ├── HTTPStatusError                  a non-2xx answer (carries status and parsed body)
     │   ├── ContentTypeError                 a 2xx answer that is not an event stream
@@ -36,6 +37,7 @@ __all__ = [
     "IncompleteStreamError",
     "MalformedJSONError",
     "ProtocolError",
+    "RequestRejectedError",
     "RunError",
     "TransportError",
     "UnknownEventTypeError",
@@ -123,6 +125,31 @@ class ProtocolError(AGUIError):
         self.event_type = event_type
         self.ids: dict[str, Any] = dict(ids or {})
         super().__init__(message)
+
+
+class RequestRejectedError(AGUIError):
+    """A server refuses a request before any event streams (4xx answer).
+
+    ``status`` is the HTTP status, ``code`` a stable machine-readable name (``"unauthorized"``),
+    ``details`` readable lines (for a schema error, one per wrong field with its wire path). An
+    authorization hook raises it with status 401 or 403.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        details: Sequence[str] = (),
+        headers: Optional[dict[str, str]] = None,
+    ) -> None:
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details: tuple[str, ...] = tuple(details)
+        self.headers: dict[str, str] = dict(headers or {})
+        super().__init__(f"HTTP {status} {code}: {message}")
 
 
 class TransportError(AGUIError):
