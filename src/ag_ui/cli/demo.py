@@ -102,15 +102,17 @@ async def _run_once(args: argparse.Namespace, uvicorn: Any, create_demo_app: Any
     delay = 0.0 if args.delay is None else args.delay
     config = uvicorn.Config(create_demo_app(delay=delay), log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
+    code = 1
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(server.serve, [sock])
-        with anyio.fail_after(10):
-            while not server.started:
-                await anyio.sleep(0.01)
         try:
-            return await _run_client(url, args.message, args.output)
+            with anyio.fail_after(10):
+                while not server.started:
+                    await anyio.sleep(0.01)
+            code = await _run_client(url, args.message, args.output)
         finally:
             server.should_exit = True
+    return code
 
 
 async def _run_client(url: str, message: str, output: str) -> int:

@@ -107,8 +107,8 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
             )
 
     async def book(ctx: RunContext, text: str) -> None:
-        await ctx.say(pieces("I can book that, but I need your confirmation first."))
-        call_id = await ctx.call_tool(BOOKING_TOOL, {"request": text})
+        said = await ctx.say(pieces("I can book that, but I need your confirmation first."))
+        call_id = await ctx.call_tool(BOOKING_TOOL, {"request": text}, parent_message_id=said)
         await ctx.state.update({**ctx.state.current, "booking": {"status": "awaiting"}})
         await ctx.interrupt(
             Interrupt(
