@@ -197,18 +197,30 @@ class AgentEndpoint:
         if not writer.disconnected:
             await writer.finish()
 
-    # -- the capabilities endpoint ---------------------------------------------------------------
+    @property
+    def capabilities_endpoint(self) -> _CapabilitiesEndpoint:
+        """The ASGI endpoint for ``GET <path>/capabilities`` (``routes()`` mounts it for you)."""
+        return _CapabilitiesEndpoint(self)
 
-    async def capabilities_endpoint(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """``GET <path>/capabilities``: the agent's ``AgentCapabilities`` as JSON."""
+
+class _CapabilitiesEndpoint:
+    """``GET <path>/capabilities``: the agent's ``AgentCapabilities`` as JSON.
+
+    A class (not a bound method) so Starlette treats it as a raw ASGI app.
+    """
+
+    def __init__(self, endpoint: AgentEndpoint) -> None:
+        self._endpoint = endpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
         try:
             if request.method != "HEAD":
                 check_method(request.method, "GET")
-            await self._authorize(request)
-            if self.capabilities is None:
+            await self._endpoint._authorize(request)
+            source = self._endpoint.capabilities
+            if source is None:
                 raise RequestRejectedError(404, "not_found", "this agent declares no capabilities")
-            source = self.capabilities
             capabilities = (
                 source if isinstance(source, AgentCapabilities) else await _maybe_await(source())
             )
