@@ -34,6 +34,7 @@ from ag_ui.core.version import PROTOCOL_VERSION
 __all__ = ["PROTOCOL_VIOLATION_CODE", "RunEndedError", "RunGuard", "SequenceViolation", "Verifier"]
 
 _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+_LIFECYCLE = _TERMINAL | {EventType.RUN_STARTED}
 
 PROTOCOL_VIOLATION_CODE = "protocol_violation"
 
@@ -72,6 +73,27 @@ class RunEndedError(ProtocolError):
         )
 
 
+_OPENERS: dict[EventType, tuple[str, str]] = {
+    EventType.TEXT_MESSAGE_START: ("text", "message_id"),
+    EventType.TOOL_CALL_START: ("tool", "tool_call_id"),
+    EventType.REASONING_MESSAGE_START: ("reasoning_message", "message_id"),
+    EventType.REASONING_START: ("reasoning_span", "message_id"),
+}
+_CLOSERS: dict[EventType, tuple[str, str]] = {
+    EventType.TEXT_MESSAGE_END: ("text", "message_id"),
+    EventType.TOOL_CALL_END: ("tool", "tool_call_id"),
+    EventType.REASONING_MESSAGE_END: ("reasoning_message", "message_id"),
+    EventType.REASONING_END: ("reasoning_span", "message_id"),
+}
+_CONTINUATIONS = frozenset(
+    {
+        EventType.TEXT_MESSAGE_CONTENT,
+        EventType.TOOL_CALL_ARGS,
+        EventType.REASONING_MESSAGE_CONTENT,
+    }
+)
+
+
 class _OpenStreams:
     """Ids of streams opened and not yet closed, with their subagent tags, in opening order."""
 
@@ -83,25 +105,17 @@ class _OpenStreams:
 
     def track(self, event: BaseEvent) -> None:
         kind = event.type
-        message_id: str = getattr(event, "message_id", "")
-        tool_call_id: str = getattr(event, "tool_call_id", "")
-        tag = getattr(event, "subagent_run_id", None)
-        if kind == EventType.TEXT_MESSAGE_START:
-            self.text[message_id] = tag
-        elif kind == EventType.TEXT_MESSAGE_END:
-            self.text.pop(message_id, None)
-        elif kind == EventType.TOOL_CALL_START:
-            self.tool[tool_call_id] = tag
-        elif kind == EventType.TOOL_CALL_END:
-            self.tool.pop(tool_call_id, None)
-        elif kind == EventType.REASONING_MESSAGE_START:
-            self.reasoning_message[message_id] = tag
-        elif kind == EventType.REASONING_MESSAGE_END:
-            self.reasoning_message.pop(message_id, None)
-        elif kind == EventType.REASONING_START:
-            self.reasoning_span[message_id] = tag
-        elif kind == EventType.REASONING_END:
-            self.reasoning_span.pop(message_id, None)
+        if kind in _CONTINUATIONS:
+            return  # the common case (CONTENT/ARGS deltas) costs one set lookup
+        opened = _OPENERS.get(kind)
+        if opened is not None:
+            streams, id_field = opened
+            getattr(self, streams)[getattr(event, id_field)] = event.subagent_run_id  # type: ignore[attr-defined]
+            return
+        closed = _CLOSERS.get(kind)
+        if closed is not None:
+            streams, id_field = closed
+            getattr(self, streams).pop(getattr(event, id_field), None)
 
     def closing_events(self) -> list[BaseEvent]:
         """END events for everything still open: innermost kinds first."""
@@ -158,6 +172,9 @@ class RunGuard:
         """
         if self.ended:
             raise RunEndedError(event.type.value)
+        if self.started and self._verifier is None and event.type not in _LIFECYCLE:
+            self._open.track(event)  # fast path: nothing to add, nothing to check
+            return [event]
         out: list[BaseEvent] = []
         needs_start = not self.started and event.type != EventType.RUN_STARTED
         if needs_start and not self._checked(self._run_started(), out):

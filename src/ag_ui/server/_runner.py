@@ -68,7 +68,9 @@ async def run_agent(
     guard = RunGuard(run_input, verifier=verifier)
 
     async def emit(event: BaseEvent) -> None:
-        await sink(guard.admit(_as_event(event)))
+        if not isinstance(event, BaseEvent):
+            event = _as_event(event)
+        await sink(guard.admit(event))
         if guard.violation is not None:
             raise SequenceViolation(guard.violation)
 

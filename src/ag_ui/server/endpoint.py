@@ -26,6 +26,7 @@ from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.core.events import BaseEvent
 from ag_ui.encoder import EventEncoder
+from ag_ui.server._outbox import Outbox
 from ag_ui.server._request import (
     DEFAULT_MAX_BODY_SIZE,
     check_content_type,
@@ -84,7 +85,6 @@ class AgentEndpoint:
         keepalive: Optional[float] = DEFAULT_KEEPALIVE,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
         authorize: Optional[Authorize] = None,
-        buffer_size: int = 64,
     ) -> None:
         self.agent = agent
         self.capabilities = capabilities
@@ -93,7 +93,6 @@ class AgentEndpoint:
         self.keepalive = keepalive if keepalive and keepalive > 0 else None
         self.max_body_size = max_body_size
         self.authorize = authorize
-        self.buffer_size = buffer_size
 
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
         """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``.
@@ -157,13 +156,15 @@ class AgentEndpoint:
             }
         )
         writer = _Writer(send)
-        send_chunks, receive_chunks = anyio.create_memory_object_stream[bytes](self.buffer_size)
+        outbox = Outbox()
+        encode = encoder.encode_binary if encoder.is_protobuf else encoder.encode_sse
 
         async def sink(events: list[BaseEvent]) -> None:
-            await send_chunks.send(b"".join(encoder.encode_binary(event) for event in events))
+            for event in events:
+                await outbox.put(encode(event))
 
         async def produce() -> None:
-            async with send_chunks:
+            try:
                 await run_agent(
                     self.agent,
                     run_input,
@@ -173,6 +174,8 @@ class AgentEndpoint:
                     auth=auth,
                     request=request,
                 )
+            finally:
+                outbox.close()
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(_watch_disconnect, receive, writer, tasks.cancel_scope)
@@ -180,20 +183,10 @@ class AgentEndpoint:
             keepalive = encoder.encode_keepalive()
             if self.keepalive is not None and keepalive:
                 tasks.start_soon(writer.keep_alive, self.keepalive, keepalive)
-            async with receive_chunks:
-                async for chunk in receive_chunks:
-                    # Send what is already queued in one write: every event still goes out as
-                    # soon as it exists, with fewer trips through the server under load.
-                    pieces = [chunk]
-                    while True:
-                        try:
-                            pieces.append(receive_chunks.receive_nowait())
-                        except (anyio.WouldBlock, anyio.EndOfStream):
-                            break
-                    if not await writer.write(b"".join(pieces)):
-                        tasks.cancel_scope.cancel()
-                        break
-            tasks.cancel_scope.cancel()  # the run is over: stop the watcher and the keepalive
+            while (chunk := await outbox.take()) is not None:
+                if not await writer.write(chunk):
+                    break
+            tasks.cancel_scope.cancel()  # the run is over (or the client left): stop every task
         if not writer.disconnected:
             await writer.finish()
 
