@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 import anyio
 
@@ -17,7 +17,8 @@ from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import EncodingError
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
-from ag_ui.server._guard import RunEndedError, RunGuard, SequenceViolation, Verifier
+from ag_ui.server._guard import RunEndedError, RunGuard, SequenceViolation
+from ag_ui.server._verify import make_verifier
 from ag_ui.server.context import RunContext, safe_error
 
 __all__ = ["AGENT_ERROR_CODE", "Agent", "Sink", "run_agent"]
@@ -54,18 +55,22 @@ async def run_agent(
     run_input: RunAgentInput,
     sink: Sink,
     *,
-    verifier: Optional[Verifier] = None,
+    verify: bool = True,
     debug: bool = False,
     auth: Any = None,
     request: Any = None,
 ) -> RunGuard:
     """Run ``agent`` on ``run_input``, writing the guarded event stream to ``sink``.
 
+    ``verify`` (default on) checks every event against the sequence rules (after chunk
+    expansion, as the TypeScript client does); a refused event is not written and the run ends
+    with ``RUN_ERROR`` (code ``"protocol_violation"``) naming the rule.
+
     Never raises for what the agent does (its failures become ``RUN_ERROR``); cancellation (the
     client left) propagates after the agent's ``finally`` blocks ran. Returns the guard, whose
     ``violation`` tells whether the verifier stopped the run.
     """
-    guard = RunGuard(run_input, verifier=verifier)
+    guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
 
     async def emit(event: BaseEvent) -> None:
         if not isinstance(event, BaseEvent):

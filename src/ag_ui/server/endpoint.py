@@ -37,7 +37,6 @@ from ag_ui.server._request import (
     too_large,
 )
 from ag_ui.server._runner import Agent, run_agent
-from ag_ui.server._verify import make_verifier
 
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
 
@@ -169,7 +168,7 @@ class AgentEndpoint:
                     self.agent,
                     run_input,
                     sink,
-                    verifier=make_verifier() if self.verify else None,
+                    verify=self.verify,
                     debug=self.debug,
                     auth=auth,
                     request=request,
