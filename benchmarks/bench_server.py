@@ -203,6 +203,16 @@ def throughput(kind: str, events: int, rounds: int) -> float:
     return best
 
 
+def sequential_ttfe(kind: str, runs: int) -> tuple[float, float]:
+    """p50/p99 time to first event (ms) of ``runs`` short runs, one client at a time."""
+    with Server(kind) as server:
+        asyncio.run(one_run(server.port, 10, 0, "warmup"))
+        firsts = sorted(
+            asyncio.run(one_run(server.port, 10, 0, f"s{index}"))[0] for index in range(runs)
+        )
+    return statistics.median(firsts) * 1000, firsts[int(len(firsts) * 0.99) - 1] * 1000
+
+
 async def concurrent_runs(
     server: Server, clients: int, events: int, hold: float
 ) -> tuple[list[tuple[float, float, bytes]], int]:
@@ -266,6 +276,10 @@ def main() -> None:
         f"  ag_ui.server (verify=False):             {ours_noverify:10,.0f} events/s  "
         f"{ours_noverify / official:.2f}x"
     )
+    print("\nTime to first event, one client at a time (200 short runs):")
+    for kind, label in (("official", "official + FastAPI"), ("ours", "ag_ui.server")):
+        p50, p99 = sequential_ttfe(kind, 200)
+        print(f"  {label:20} p50 {p50:.2f} ms, p99 {p99:.2f} ms")
     print(f"\nConcurrency: {args.clients} clients at once, each run held open {args.hold:g} s")
     stats = concurrency(args.clients, 100, args.hold)
     complete_runs = f"{stats['complete']}/{stats['clients']}"
