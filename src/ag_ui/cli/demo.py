@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import shlex
 import socket
 import sys
 import uuid
@@ -83,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     url = _url(args.host, port)
     delay = 0.03 if args.delay is None else args.delay
     print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
-    print(f"Try:  agui run {url} -m {shlex.quote(DEFAULT_MESSAGE)}", flush=True)
+    print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"', flush=True)
     config = uvicorn.Config(
         create_demo_app(delay=delay),
         log_level="warning",

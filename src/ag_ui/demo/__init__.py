@@ -20,8 +20,8 @@ from ag_ui.demo.app import DEMO_CAPABILITIES, create_demo_app
 __all__ = [
     "BOOKING_TOOL",
     "DEMO_CAPABILITIES",
-    "WEATHER_TOOL",
     "DemoAgent",
+    "WEATHER_TOOL",
     "booking_interrupt_id",
     "create_demo_app",
     "demo_agent",
