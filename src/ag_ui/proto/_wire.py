@@ -140,7 +140,7 @@ def _walk(data: bytes | memoryview, offset: int, end: int, message: Descriptor, 
 
 
 def _is_repeated(field: FieldDescriptor) -> bool:
-    return bool(getattr(field, "is_repeated", field.label == FieldDescriptor.LABEL_REPEATED))
+    return bool(field.is_repeated)
 
 
 def _is_synthetic(oneof: Any) -> bool:
