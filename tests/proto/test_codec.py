@@ -170,3 +170,9 @@ def test_decoded_event_that_breaks_the_model_names_the_problem() -> None:
     assert caught.value.reason == "the decoded REASONING_ENCRYPTED_VALUE event is invalid"
     assert len(caught.value.problems) == 1
     assert caught.value.problems[0].startswith("subtype")
+
+
+def test_equal_events_give_equal_bytes_whatever_the_key_order() -> None:
+    one = StateSnapshotEvent(snapshot={"a": 1, "b": {"x": 1, "y": 2}})
+    two = StateSnapshotEvent(snapshot={"b": {"y": 2, "x": 1}, "a": 1})
+    assert encode_event(one) == encode_event(two)

@@ -227,7 +227,9 @@ def encode_event(event: BaseEvent) -> bytes:
     >>> encode_event(TextMessageContentEvent(message_id="m", delta="hi")).hex()
     '120b0a02080112016d1a026869'
     """
-    return bytes(event_message(event).SerializeToString())
+    # Deterministic: Struct map entries in key order, so equal events give equal bytes in every
+    # process (upb's own map order varies); costs ~0.2 µs per event.
+    return bytes(event_message(event).SerializeToString(deterministic=True))
 
 
 # --- decode ---------------------------------------------------------------------------------
