@@ -17,7 +17,7 @@ from ag_ui.encoder import event_to_json, sse_frame
 from ag_ui.proto import encode_frame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "proto"))
-from proto_corpus import corpus  # noqa: E402
+from proto_corpus import corpus
 
 EVENTS = [parse_event(item) for item in corpus()]
 JSONL = b"".join(event_to_json(event) + b"\n" for event in EVENTS)
@@ -59,7 +59,10 @@ def test_from_overrides_detection_and_stdin_works(
 
 
 def test_sse_with_comments_crlf_and_multiline_data(tmp_path: Path) -> None:
-    recorded = b': keepalive\r\n\r\nid: 7\r\ndata: {"type":"STEP_STARTED",\r\ndata: "stepName":"s"}\r\n\r\n'
+    recorded = (
+        b": keepalive\r\n\r\n"
+        b'id: 7\r\ndata: {"type":"STEP_STARTED",\r\ndata: "stepName":"s"}\r\n\r\n'
+    )
     assert _convert(tmp_path, recorded, "--to", "jsonl") == (
         0,
         b'{"type":"STEP_STARTED","stepName":"s"}\n',
