@@ -18,7 +18,12 @@ from ag_ui.core.errors import AGUIError
 
 __all__ = ["main"]
 
-_COMMAND_MODULES: tuple[str, ...] = ("ag_ui.cli.encode", "ag_ui.cli.verify", "ag_ui.cli.demo")
+_COMMAND_MODULES: tuple[str, ...] = (
+    "ag_ui.cli.encode",
+    "ag_ui.cli.verify",
+    "ag_ui.cli.convert",
+    "ag_ui.cli.demo",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
