@@ -1,6 +1,8 @@
 // Runs conversations against a Python AG-UI server with the real @ag-ui/client HttpAgent.
 // Usage: node server_scenarios.mjs '<json spec>'
-//   spec = {url, threadId?, turns: [{say?, runId?, resume?: "approve" | "decline" | "cancel"}]}
+//   spec = {url, threadId?, proto?: bool, turns: [{say?, runId?, resume?: "approve" | ...}]}
+// With proto, the agent asks for protobuf (the stock HttpAgent only ever sends
+// Accept: text/event-stream) and the response content types are reported.
 // Prints one JSON object: every run's events, outcome and failure, the final messages and
 // state, and every console warning/error the client produced (there should be none).
 import { HttpAgent } from "@ag-ui/client";
@@ -11,7 +13,24 @@ for (const level of ["warn", "error"]) {
   console[level] = (...args) => warnings.push(`${level}: ${args.map(String).join(" ")}`);
 }
 
-const agent = new HttpAgent({ url: spec.url, threadId: spec.threadId ?? "thread-1" });
+const PROTO = "application/vnd.ag-ui.event+proto";
+const contentTypes = [];
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (...args) => {
+  const response = await realFetch(...args);
+  contentTypes.push(response.headers.get("content-type"));
+  return response;
+};
+
+class ProtobufHttpAgent extends HttpAgent {
+  requestInit(input) {
+    const init = super.requestInit(input);
+    return { ...init, headers: { ...init.headers, Accept: PROTO } };
+  }
+}
+
+const Agent = spec.proto ? ProtobufHttpAgent : HttpAgent;
+const agent = new Agent({ url: spec.url, threadId: spec.threadId ?? "thread-1" });
 const runs = [];
 let counter = 0;
 for (const turn of spec.turns) {
@@ -46,5 +65,5 @@ for (const turn of spec.turns) {
   runs.push(run);
 }
 process.stdout.write(
-  JSON.stringify({ runs, messages: agent.messages, state: agent.state, warnings }),
+  JSON.stringify({ runs, messages: agent.messages, state: agent.state, warnings, contentTypes }),
 );

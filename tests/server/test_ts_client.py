@@ -23,17 +23,23 @@ INTEROP = Path(__file__).resolve().parent.parent / "interop"
 SAFE = "The agent failed while handling this run; see the server log for details."
 
 
+@pytest.fixture(params=["sse", "protobuf"])
+def proto(request: pytest.FixtureRequest) -> bool:
+    """Each scenario runs twice: SSE (the stock HttpAgent) and protobuf (Accept overridden)."""
+    return bool(request.param == "protobuf")
+
+
 @pytest.fixture(scope="module")
 def demo_url() -> Iterator[str]:
     with serve(create_demo_app()) as url:
         yield url + "/agent"
 
 
-def run_ts_client(url: str, turns: list[dict[str, Any]]) -> dict[str, Any]:
+def run_ts_client(*, url: str, turns: list[dict[str, Any]], proto: bool) -> dict[str, Any]:
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is required for the TypeScript peer tests")
-    spec = json.dumps({"url": url, "threadId": "thread-1", "turns": turns})
+    spec = json.dumps({"url": url, "threadId": "thread-1", "turns": turns, "proto": proto})
     done = subprocess.run(
         [node, str(INTEROP / "server_scenarios.mjs"), spec],
         capture_output=True,
@@ -44,6 +50,8 @@ def run_ts_client(url: str, turns: list[dict[str, Any]]) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     assert result["warnings"] == []
+    expected_type = "application/vnd.ag-ui.event+proto" if proto else "text/event-stream"
+    assert result["contentTypes"] == [expected_type] * len(turns)
     for run in result["runs"]:
         assert run["failed"] is None  # the client's verifier and pipeline accepted the stream
     return result
@@ -57,8 +65,8 @@ def user(number: int, content: str) -> dict[str, Any]:
     return {"id": f"user-{number}", "role": "user", "content": content}
 
 
-def test_greeting(demo_url: str) -> None:
-    result = run_ts_client(demo_url, [{"say": "hi", "runId": "r1"}])
+def test_greeting(demo_url: str, proto: bool) -> None:
+    result = run_ts_client(proto=proto, url=demo_url, turns=[{"say": "hi", "runId": "r1"}])
     assert result["messages"] == [
         user(1, "hi"),
         assistant(
@@ -76,8 +84,10 @@ def test_greeting(demo_url: str) -> None:
     }
 
 
-def test_weather_backend_tool_reasoning_activity_and_state(demo_url: str) -> None:
-    result = run_ts_client(demo_url, [{"say": "What's the weather in Oslo?", "runId": "r1"}])
+def test_weather_backend_tool_reasoning_activity_and_state(demo_url: str, proto: bool) -> None:
+    result = run_ts_client(
+        proto=proto, url=demo_url, turns=[{"say": "What's the weather in Oslo?", "runId": "r1"}]
+    )
     report = lookup_weather("Oslo")
     assert result["messages"] == [
         user(1, "What's the weather in Oslo?"),
@@ -129,11 +139,12 @@ def test_weather_backend_tool_reasoning_activity_and_state(demo_url: str) -> Non
     ],
 )
 def test_frontend_tool_interrupt_then_resume(
-    demo_url: str, answer: str, result_content: str, reply: str, status: str
+    demo_url: str, proto: bool, answer: str, result_content: str, reply: str, status: str
 ) -> None:
     result = run_ts_client(
-        demo_url,
-        [{"say": "book a table for two", "runId": "r1"}, {"resume": answer, "runId": "r2"}],
+        proto=proto,
+        url=demo_url,
+        turns=[{"say": "book a table for two", "runId": "r1"}, {"resume": answer, "runId": "r2"}],
     )
     first, second = result["runs"]
     assert first["outcome"] == {
@@ -176,8 +187,10 @@ def test_frontend_tool_interrupt_then_resume(
     assert result["state"] == {"turns": 2, "booking": {"status": status}}
 
 
-def test_subagent(demo_url: str) -> None:
-    result = run_ts_client(demo_url, [{"say": "research protocols", "runId": "r1"}])
+def test_subagent(demo_url: str, proto: bool) -> None:
+    result = run_ts_client(
+        proto=proto, url=demo_url, turns=[{"say": "research protocols", "runId": "r1"}]
+    )
     assert result["messages"] == [
         user(1, "research protocols"),
         {
@@ -199,10 +212,11 @@ def test_subagent(demo_url: str) -> None:
     ).items()
 
 
-def test_conversation_keeps_state_across_runs(demo_url: str) -> None:
+def test_conversation_keeps_state_across_runs(demo_url: str, proto: bool) -> None:
     result = run_ts_client(
-        demo_url,
-        [{"say": "hello", "runId": "r1"}, {"say": "weather in Rome", "runId": "r2"}],
+        proto=proto,
+        url=demo_url,
+        turns=[{"say": "hello", "runId": "r1"}, {"say": "weather in Rome", "runId": "r2"}],
     )
     assert result["state"] == {
         "turns": 2,
@@ -213,8 +227,10 @@ def test_conversation_keeps_state_across_runs(demo_url: str) -> None:
     assert "STATE_SNAPSHOT" not in second_types  # the client sent its state: deltas only
 
 
-def test_agent_failure_reaches_the_client_as_a_safe_run_error(demo_url: str) -> None:
-    result = run_ts_client(demo_url, [{"say": "crash please", "runId": "r1"}])
+def test_agent_failure_reaches_the_client_as_a_safe_run_error(demo_url: str, proto: bool) -> None:
+    result = run_ts_client(
+        proto=proto, url=demo_url, turns=[{"say": "crash please", "runId": "r1"}]
+    )
     events = result["runs"][0]["events"]
     assert events[-1] == {"type": "RUN_ERROR", "message": SAFE, "code": "agent_error"}
     assert "crashed on purpose" not in json.dumps(result)
@@ -227,9 +243,11 @@ async def _broken(run_input: Any, ctx: RunContext) -> Any:
     yield CustomEvent(name="after", value=2)
 
 
-def test_sequence_breaking_agent_reaches_the_client_as_run_error() -> None:
+def test_sequence_breaking_agent_reaches_the_client_as_run_error(proto: bool) -> None:
     with serve(create_app(_broken)) as url:
-        result = run_ts_client(url + "/agent", [{"say": "go", "runId": "r1"}])
+        result = run_ts_client(
+            proto=proto, url=url + "/agent", turns=[{"say": "go", "runId": "r1"}]
+        )
     events = result["runs"][0]["events"]
     assert [event["type"] for event in events] == ["RUN_STARTED", "CUSTOM", "RUN_ERROR"]
     assert events[-1]["code"] == "protocol_violation"
