@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import socket
 import sys
 import uuid
@@ -93,9 +94,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+class _OneLineFormatter(logging.Formatter):
+    """Server log lines without tracebacks: the one-shot transcript stays readable."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"server log: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            text += f" ({type(error).__name__}: {error})"
+        return text
+
+
+def _quiet_server_log() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLineFormatter())
+    server_logger = logging.getLogger("ag_ui.server")
+    server_logger.addHandler(handler)
+    server_logger.propagate = False
+
+
 async def _run_once(args: argparse.Namespace, uvicorn: Any, create_demo_app: Any) -> int:
     import anyio
 
+    _quiet_server_log()
     sock = _bind(args.host, 0)
     url = _url(args.host, sock.getsockname()[1])
     delay = 0.0 if args.delay is None else args.delay
