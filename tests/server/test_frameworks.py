@@ -135,3 +135,24 @@ def test_public_surface() -> None:
     ]
     for name in ag_ui.server.__all__:
         assert getattr(ag_ui.server, name) is not None
+
+
+def test_missing_server_extra_names_it() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['starlette'] = None\n"
+        "try:\n    import ag_ui.server\nexcept ImportError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "pip install 'ag-ui-sdk[server]'" in done.stdout
+
+
+def test_core_does_not_load_the_server_stack() -> None:
+    import subprocess
+    import sys
+
+    code = "import ag_ui.core, ag_ui.encoder, sys; print('starlette' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False"
