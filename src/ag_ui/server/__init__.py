@@ -20,14 +20,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "ag_ui.server needs Starlette: install the server extra (pip install 'ag-ui-sdk[server]')"
     ) from exc
 
-from ag_ui.core.errors import RequestRejectedError
+from ag_ui.core.errors import RequestRejectedError, RunEndedError, SequenceViolation
 from ag_ui.server._diff import json_patch_diff
-from ag_ui.server._guard import (
-    PROTOCOL_VIOLATION_CODE,
-    RunEndedError,
-    RunGuard,
-    SequenceViolation,
-)
+from ag_ui.server._guard import PROTOCOL_VIOLATION_CODE, RunGuard
 from ag_ui.server._request import DEFAULT_MAX_BODY_SIZE
 from ag_ui.server._runner import AGENT_ERROR_CODE, Agent, Sink, run_agent
 from ag_ui.server._state import Activity, SharedState

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol
 
-from ag_ui.core.errors import ProtocolError
+from ag_ui.core.errors import ProtocolError, RunEndedError
 from ag_ui.core.events import (
     BaseEvent,
     EventType,
@@ -31,7 +31,7 @@ from ag_ui.core.events import (
 from ag_ui.core.types import RunAgentInput
 from ag_ui.core.version import PROTOCOL_VERSION
 
-__all__ = ["PROTOCOL_VIOLATION_CODE", "RunEndedError", "RunGuard", "SequenceViolation", "Verifier"]
+__all__ = ["PROTOCOL_VIOLATION_CODE", "RunGuard", "Verifier"]
 
 _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 _LIFECYCLE = _TERMINAL | {EventType.RUN_STARTED}
@@ -43,34 +43,6 @@ class Verifier(Protocol):
     """What the guard needs from ``ag_ui.verify.EventVerifier``."""
 
     def feed(self, event: Any) -> Any: ...
-
-
-class SequenceViolation(ProtocolError):
-    """Raised into the agent when it emits an event the verifier refuses.
-
-    The event was not sent; the run is over (the guard has queued ``RUN_ERROR``). ``cause`` is
-    the verifier's error, whose ``rule`` this copies.
-    """
-
-    def __init__(self, cause: ProtocolError) -> None:
-        self.cause = cause
-        super().__init__(
-            f"event refused (rule {cause.rule}): {cause}",
-            rule=cause.rule,
-            event_type=cause.event_type,
-            ids=cause.ids,
-        )
-
-
-class RunEndedError(ProtocolError):
-    """Raised into the agent when it emits an event after the run's terminal event."""
-
-    def __init__(self, event_type: str) -> None:
-        super().__init__(
-            f"cannot send {event_type}: this run has already ended (its terminal event was sent)",
-            rule="run_ended",
-            event_type=event_type,
-        )
 
 
 _OPENERS: dict[EventType, tuple[str, str]] = {
@@ -134,7 +106,8 @@ class _OpenStreams:
             ReasoningEndEvent(message_id=i, subagent_run_id=t)
             for i, t in self.reasoning_span.items()
         ]
-        self.__init__()  # type: ignore[misc]  # everything is closed now
+        for streams in (self.text, self.tool, self.reasoning_message, self.reasoning_span):
+            streams.clear()
         return events
 
 

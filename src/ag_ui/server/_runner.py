@@ -14,10 +14,10 @@ from typing import Any, Union
 import anyio
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.errors import EncodingError
+from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolation
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
-from ag_ui.server._guard import RunEndedError, RunGuard, SequenceViolation
+from ag_ui.server._guard import RunGuard
 from ag_ui.server._verify import make_verifier
 from ag_ui.server.context import RunContext, safe_error
 

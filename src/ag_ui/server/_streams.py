@@ -11,6 +11,7 @@ from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
 from types import TracebackType
 from typing import Optional, TypeVar, Union
 
+from ag_ui.core.errors import RunEndedError, SequenceViolation
 from ag_ui.core.events import (
     BaseEvent,
     ReasoningEndEvent,
@@ -28,7 +29,6 @@ from ag_ui.core.events import (
     ToolCallStartEvent,
 )
 from ag_ui.core.types import TextMessageRole
-from ag_ui.server._guard import RunEndedError, SequenceViolation
 
 __all__ = [
     "Emit",

@@ -19,7 +19,7 @@ from typing import Any, Optional, Union
 
 from pydantic import BaseModel
 
-from ag_ui.core.errors import RunError
+from ag_ui.core.errors import RunEndedError, RunError, SequenceViolation
 from ag_ui.core.events import (
     BaseEvent,
     CustomEvent,
@@ -46,7 +46,6 @@ from ag_ui.core.types import (
     TextMessageRole,
     UserMessage,
 )
-from ag_ui.server._guard import RunEndedError, SequenceViolation
 from ag_ui.server._state import Activity, SharedState, StateBox
 from ag_ui.server._streams import (
     Emit,
