@@ -102,6 +102,10 @@ class RunContext:
         self._counter = iter(_counter) if _counter is not None else itertools.count(1)
         self.state = SharedState(self._box, emit, subagent_run_id=subagent_run_id)
         """The shared state: ``current``, ``snapshot(value)``, ``update(new_state)``."""
+        self.result: Any = None
+        """For a subagent context: the result to put on ``SUBAGENT_FINISHED``."""
+        self.outcome: Optional[SubagentFinishedOutcome] = None
+        """For a subagent context: the outcome for ``SUBAGENT_FINISHED`` (absent = success)."""
 
     # -- input -----------------------------------------------------------------------------------
 
@@ -345,11 +349,6 @@ class RunContext:
                 subagent_run_id=sub.subagent_run_id, result=sub.result, outcome=sub.outcome
             )
         )
-
-    result: Any = None
-    """For a subagent context: the result to put on ``SUBAGENT_FINISHED``."""
-    outcome: Optional[SubagentFinishedOutcome] = None
-    """For a subagent context: the outcome to put on ``SUBAGENT_FINISHED`` (absent = success)."""
 
     # -- ending the run --------------------------------------------------------------------------
 

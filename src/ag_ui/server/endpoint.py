@@ -25,6 +25,7 @@ from starlette.types import Message, Receive, Scope, Send
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.core.events import BaseEvent
+from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._outbox import Outbox
 from ag_ui.server._request import (
@@ -140,7 +141,7 @@ class AgentEndpoint:
         return verdict
 
     async def _stream(
-        self, request: Request, receive: Receive, send: Send, run_input: Any, auth: Any
+        self, request: Request, receive: Receive, send: Send, run_input: RunAgentInput, auth: Any
     ) -> None:
         encoder = EventEncoder(accept=request.headers.get("accept"))
         await send(
