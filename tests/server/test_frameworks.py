@@ -156,3 +156,11 @@ def test_core_does_not_load_the_server_stack() -> None:
     code = "import ag_ui.core, ag_ui.encoder, sys; print('starlette' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False"
+
+
+def test_documented_defaults() -> None:
+    endpoint = AgentEndpoint(hello)
+    assert ag_ui.server.DEFAULT_MAX_BODY_SIZE == 10 * 1024 * 1024
+    assert ag_ui.server.DEFAULT_KEEPALIVE == 15.0
+    assert (endpoint.keepalive, endpoint.max_body_size) == (15.0, 10 * 1024 * 1024)
+    assert (endpoint.verify, endpoint.debug, endpoint.authorize) == (True, False, None)
