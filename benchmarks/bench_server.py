@@ -227,6 +227,22 @@ async def concurrent_runs(
     return results, rss_open
 
 
+def burst(kind: str, clients: int, events: int) -> tuple[int, float, float]:
+    """``clients`` runs started at once, no pause: (complete runs, TTFE p50 ms, p99 ms)."""
+
+    async def all_at_once(port: int) -> list[tuple[float, float, bytes]]:
+        return await asyncio.gather(
+            *(one_run(port, events, 0, f"b{index}") for index in range(clients))
+        )
+
+    with Server(kind) as server:
+        asyncio.run(one_run(server.port, 10, 0, "warmup"))
+        results = asyncio.run(all_at_once(server.port))
+    firsts = sorted(first for first, _, _ in results)
+    done = sum(complete(response, events) for _, _, response in results)
+    return done, statistics.median(firsts) * 1000, firsts[int(len(firsts) * 0.99) - 1] * 1000
+
+
 def concurrency(clients: int, events: int, hold: float) -> dict[str, Any]:
     with Server("ours") as server:
         asyncio.run(one_run(server.port, 10, 0, "warmup"))
@@ -290,6 +306,11 @@ def main() -> None:
         f"  memory per open stream: {stats['memory_per_stream_kib']:.1f} KiB "
         f"(RSS {stats['rss_idle_mib']:.1f} MiB idle, {stats['rss_open_mib']:.1f} MiB with all open)"
     )
+    print(f"\nBurst: {args.clients} clients at once, 100 deltas each, no pause")
+    for kind, label in (("official", "official + FastAPI"), ("ours", "ag_ui.server")):
+        done, p50, p99 = burst(kind, args.clients, 100)
+        counts = f"complete {done}/{args.clients}"
+        print(f"  {label:20} {counts}, first event p50 {p50:.0f} ms, p99 {p99:.0f} ms")
     if stats["complete"] != stats["clients"]:
         sys.exit("some runs lost events")
 
