@@ -229,4 +229,37 @@ def test_public_surface() -> None:
         "demo_agent",
         "lookup_weather",
         "make_demo_agent",
+        "pending_booking_calls",
     ]
+
+
+async def test_a_pending_booking_must_be_resumed_first() -> None:
+    pending_call = {
+        "id": "a1",
+        "role": "assistant",
+        "content": "I can book that.",
+        "toolCalls": [
+            {
+                "id": "call-r0-2",
+                "type": "function",
+                "function": {"name": "confirm_booking", "arguments": "{}"},
+            }
+        ],
+    }
+    messages = [
+        {"id": "u1", "role": "user", "content": "book a table"},
+        pending_call,
+        {"id": "u2", "role": "user", "content": "hello?"},
+    ]
+    events = await run_demo(state={}, messages=messages)
+    assert events[-1] == {
+        "type": "RUN_ERROR",
+        "message": "this thread is waiting for an answer to confirm-call-r0-2; resume it first",
+        "code": "resume_required",
+    }
+    answered = [
+        *messages[:2],
+        {"id": "t1", "role": "tool", "toolCallId": "call-r0-2", "content": "{}"},
+    ]
+    events = await run_demo(state={}, messages=[*answered, messages[2]])
+    assert events[-1]["type"] == "RUN_FINISHED"

@@ -14,6 +14,7 @@ from ag_ui.demo.agent import (
     demo_agent,
     lookup_weather,
     make_demo_agent,
+    pending_booking_calls,
 )
 from ag_ui.demo.app import DEMO_CAPABILITIES, create_demo_app
 
@@ -27,4 +28,5 @@ __all__ = [
     "demo_agent",
     "lookup_weather",
     "make_demo_agent",
+    "pending_booking_calls",
 ]

@@ -22,7 +22,15 @@ from typing import Any
 
 import anyio
 
-from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, RunError
+from ag_ui.core import (
+    AssistantMessage,
+    Interrupt,
+    Message,
+    ResumeEntry,
+    RunAgentInput,
+    RunError,
+    ToolMessage,
+)
 from ag_ui.server import RunContext
 
 __all__ = [
@@ -33,6 +41,7 @@ __all__ = [
     "demo_agent",
     "lookup_weather",
     "make_demo_agent",
+    "pending_booking_calls",
 ]
 
 WEATHER_TOOL = "get_weather"
@@ -62,6 +71,18 @@ def lookup_weather(city: str) -> dict[str, Any]:
 def booking_interrupt_id(tool_call_id: str) -> str:
     """The interrupt id for a booking tool call (the id carries the call, so no server state)."""
     return _INTERRUPT_PREFIX + tool_call_id
+
+
+def pending_booking_calls(messages: list[Message]) -> list[str]:
+    """Booking tool calls in the conversation that no tool message answers yet."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    return [
+        call.id
+        for message in messages
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls or []
+        if call.function.name == BOOKING_TOOL and call.id not in answered
+    ]
 
 
 def _words(text: str) -> list[str]:
@@ -170,6 +191,14 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
         if ctx.resume:
             await resume(ctx, ctx.resume)
             return
+        pending = pending_booking_calls(ctx.messages)
+        if pending:
+            # Interrupts must be answered before the thread moves on (PROTOCOL.md §2.6 rule 4).
+            ids = ", ".join(booking_interrupt_id(call_id) for call_id in pending)
+            raise RunError(
+                f"this thread is waiting for an answer to {ids}; resume it first",
+                code="resume_required",
+            )
         text = ctx.last_user_text().strip()
         lowered = text.lower()
         if "crash" in lowered:
