@@ -34,7 +34,10 @@ def register(subparsers: Any) -> None:
         "-m", "--message", default=DEFAULT_MESSAGE, help=f"message for --once ({DEFAULT_MESSAGE!r})"
     )
     parser.add_argument(
-        "--output", choices=("text", "json"), default="text", help="transcript format (--once)"
+        "--output",
+        choices=("text", "json", "events"),
+        default="text",
+        help="transcript format for --once (passed to agui run)",
     )
     parser.add_argument("--delay", type=float, default=None, help="seconds between streamed pieces")
     parser.set_defaults(func=run)
