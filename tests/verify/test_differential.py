@@ -2,9 +2,9 @@
 the same recorded streams and must agree on acceptance and on the final messages and state.
 
 On a rejected stream only the verdict is compared (the TS agent's messages at that moment
-depend on rxjs scheduling). The one documented difference: a truncated stream (no RUN_FINISHED/RUN_ERROR) is accepted by the
-TypeScript client; our strict default rejects it, so we compare with ``strict_end=False`` and
-check the strict verdict separately.
+depend on rxjs scheduling). The one documented difference: a truncated stream (no
+RUN_FINISHED/RUN_ERROR) is accepted by the TypeScript client; our strict default rejects it,
+so we compare with ``strict_end=False`` and check the strict verdict separately.
 """
 
 from __future__ import annotations
