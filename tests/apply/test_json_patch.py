@@ -96,7 +96,7 @@ def test_failures_are_typed_and_atomic(
         apply_patch(DOC, operations)
     assert (caught.value.operation_index, caught.value.path) == (index, path)
     assert caught.value.operation == operations[index]
-    assert DOC == original
+    assert original == DOC
 
 
 def test_pointer_and_equality_helpers() -> None:
