@@ -18,7 +18,7 @@ class ReplayAgent extends AbstractAgent {
     this.events = events;
   }
   run() {
-    return from(structuredClone(this.events));
+    return from(this.events);
   }
 }
 
