@@ -109,3 +109,25 @@ def test_real_command_line_reads_stdin(tmp_path: Path) -> None:
         "messages": MESSAGES,
         "state": {"a": 1},
     }
+
+
+def test_unknown_event_types_are_skipped_like_typescript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = [LEGAL[0], {"type": "FUTURE_EVENT", "x": 1}, *LEGAL[1:]]
+    path = write_jsonl(tmp_path / "future.jsonl", events)
+    assert run_json(path, capsys) == (
+        0,
+        {"ok": True, "error": None, "messages": MESSAGES, "state": {"a": 1}},
+    )
+    assert main(["verify", str(path)]) == 0
+    assert "warning: skipped event 2 (line 2): unknown type 'FUTURE_EVENT'" in (
+        capsys.readouterr().out
+    )
+
+
+def test_binary_file_is_refused_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bin"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    assert main(["verify", str(path)]) == 2
+    assert "not UTF-8" in capsys.readouterr().err

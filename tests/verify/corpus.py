@@ -858,6 +858,14 @@ PIPELINE_STREAMS: dict[str, list[Event]] = {
         ),
         rf(),
     ],
+    "unknown event types and fields are skipped": [
+        rs(),
+        ev("FUTURE_EVENT", payload=1),
+        ev("TEXT_MESSAGE_START", messageId="m1", futureField=True),
+        ev("TEXT_MESSAGE_CONTENT", messageId="m1", delta="x", extra={"a": 1}),
+        ev("TEXT_MESSAGE_END", messageId="m1"),
+        rf(),
+    ],
     "null on an optional field is rejected": [
         rs(),
         ev("TEXT_MESSAGE_START", messageId="m1", metadata=None),

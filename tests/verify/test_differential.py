@@ -20,7 +20,7 @@ import pytest
 
 from ag_ui.apply import EventPipeline
 from ag_ui.core import parse_any_event
-from ag_ui.core.errors import AGUIError, UnterminatedRunError
+from ag_ui.core.errors import AGUIError, UnknownEventTypeError, UnterminatedRunError
 from tests.verify.corpus import CASES, PIPELINE_STREAMS
 
 INTEROP = Path(__file__).resolve().parent.parent / "interop"
@@ -36,7 +36,11 @@ def ours(events: list[dict[str, Any]], *, strict_end: bool) -> dict[str, Any]:
         warnings.simplefilter("ignore")
         try:
             for event in events:
-                pipeline.feed(parse_any_event(event))
+                try:
+                    parsed = parse_any_event(event)
+                except UnknownEventTypeError:
+                    continue  # consumers skip event types from a newer protocol, as TS does
+                pipeline.feed(parsed)
             pipeline.finish()
         except AGUIError as exc:
             error = exc
@@ -94,4 +98,20 @@ def test_strict_end_is_the_only_difference() -> None:
     assert differing == [
         "R6 truncated stream",
         "chunk left open at the end of the stream",
+    ]
+
+
+def test_documented_difference_unknown_message_fields_are_kept() -> None:
+    # TS strips unknown fields of snapshot messages (with a warning); this SDK keeps unknown
+    # fields everywhere (DESIGN.md §3), so the message carries them on.
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {
+            "type": "MESSAGES_SNAPSHOT",
+            "messages": [{"id": "u", "role": "user", "content": "x", "extraField": 1}],
+        },
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    assert ours(events, strict_end=True)["messages"] == [
+        {"id": "u", "role": "user", "content": "x", "extraField": 1}
     ]
