@@ -14,7 +14,9 @@ from typing import Any, Callable, Optional
 
 from ag_ui.apply._reducer import apply_event
 from ag_ui.apply._state import AgentState
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import PatchError
+from ag_ui.core.events import Event
 from ag_ui.verify import (
     ChunkExpander,
     CompatibilityTranslator,
@@ -74,12 +76,12 @@ class EventPipeline:
         """Messages, state and run bookkeeping after every event fed so far."""
         return self._state
 
-    def feed(self, event: Any) -> list[Any]:
+    def feed(self, event: AnyEvent) -> list[Event]:
         """Run one event through the pipeline; return the (expanded) events applied."""
-        event = self.compatibility.translate(event)
+        translated = self.compatibility.translate(event)
         if self.null_checks:
-            reject_optional_nulls(event)
-        expanded = self.chunks.feed(event)
+            reject_optional_nulls(translated)
+        expanded = self.chunks.feed(translated)
         verify = self.verifier.feed
         for item in expanded:
             verify(item)

@@ -20,6 +20,7 @@ from ag_ui.core.errors import ChunkExpansionError
 from ag_ui.core.events import (
     ActivityDeltaEvent,
     ActivitySnapshotEvent,
+    Event,
     MessagesSnapshotEvent,
     ReasoningEncryptedValueEvent,
     ReasoningMessageChunkEvent,
@@ -98,7 +99,7 @@ def _row_for(cls: type) -> Row:
     return _no_change
 
 
-def apply_event(state: AgentState, event: Any) -> AgentState:
+def apply_event(state: AgentState, event: Event) -> AgentState:
     """Apply one (expanded) event to ``state`` and return the new state.
 
     >>> from ag_ui.core import TextMessageStartEvent, TextMessageContentEvent

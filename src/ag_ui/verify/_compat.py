@@ -20,6 +20,7 @@ import uuid
 import warnings
 from typing import Any, Callable, Optional, get_args
 
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.events import (
     Event,
     MessagesSnapshotEvent,
@@ -118,12 +119,16 @@ class CompatibilityTranslator:
             stacklevel=3,
         )
 
-    def feed(self, event: Any) -> list[Any]:
+    def feed(self, event: AnyEvent) -> list[Event]:
         """Translate one event (1.0 or legacy) into the 1.0 events to pass on."""
         return [self.translate(event)]
 
-    def translate(self, event: Any) -> Any:
+    def translate(self, event: AnyEvent) -> Event:
         """Translate one event; every conversion maps one event to exactly one event."""
+        translated: Event = self._translate(event)
+        return translated
+
+    def _translate(self, event: Any) -> Any:
         cls = event.__class__
         fields_set = event.__pydantic_fields_set__
         if cls in _PLAIN and ("raw_event" not in fields_set or event.raw_event is not None):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import EventSequenceError, UnterminatedRunError
 from ag_ui.core.events import (
     MessagesSnapshotEvent,
@@ -77,7 +78,7 @@ class EventVerifier(Handlers):
         self._run_finished = False
         self._run_errored = False
 
-    def feed(self, event: Any) -> None:
+    def feed(self, event: AnyEvent) -> None:
         """Check one event; raise ``EventSequenceError`` if it breaks a rule."""
         cls = event.__class__
         if self._run_errored:
