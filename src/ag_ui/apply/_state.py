@@ -241,8 +241,18 @@ def push_message(current: AgentState, message: MessageDict) -> AgentState:
     if calls:
         tool_index = dict(tool_index)
         for call in calls:
-            tool_index.setdefault(call.get("id"), message["id"])
+            call_id = call.get("id")
+            known = tool_index.get(call_id)
+            # Keep an earlier carrier; replace an entry whose message no longer has the call.
+            if known is None or not _carries(current, known, call_id):
+                tool_index[call_id] = message["id"]
     return current.evolve(messages=messages, index=index, tool_index=tool_index)
+
+
+def _carries(current: AgentState, message_id: str, call_id: str) -> bool:
+    position = current._index.get(message_id, -1)
+    calls = current.messages[position].get("toolCalls") if position >= 0 else None
+    return any(call.get("id") == call_id for call in calls or ())
 
 
 def with_tool_call(current: AgentState, call_id: str, message_id: str) -> dict[str, str]:
