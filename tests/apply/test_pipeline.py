@@ -142,3 +142,21 @@ def test_strict_and_lenient_end() -> None:
     feed_all(lenient, [RS, {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"}])
     lenient.finish()
     assert lenient.agent_state.messages == ({"id": "m", "role": "assistant", "content": "x"},)
+
+
+def test_raw_dicts_are_refused_with_a_hint() -> None:
+    from ag_ui.apply import AgentState, apply_event
+    from ag_ui.verify import EventVerifier
+
+    raw = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+    for stage in (
+        EventPipeline().feed,
+        EventVerifier().feed,
+        lambda e: apply_event(AgentState(), e),
+    ):
+        with pytest.raises(AGUIValidationError) as caught:
+            stage(raw)  # type: ignore[arg-type]
+        assert caught.value.problems == (
+            "expected an AG-UI event model, got dict "
+            "(parse wire JSON with ag_ui.core.parse_any_event first)",
+        )

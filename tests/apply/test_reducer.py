@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 from typing import Any
 
 import pytest
@@ -611,6 +612,8 @@ def test_agent_state_is_immutable_and_accepts_models() -> None:
         state.state = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
         AgentState(messages=[{"role": "user"}])
+    assert pickle.loads(pickle.dumps(state)) == state
+    assert copy.deepcopy(state) == state
 
 
 def test_tool_call_lookup_survives_a_message_replaced_by_an_activity() -> None:
