@@ -93,6 +93,27 @@ class EventPipeline:
                 self._on_patch_error(error)
         return expanded
 
+    def feed_with_states(self, event: AnyEvent) -> list[tuple[Event, AgentState]]:
+        """Like ``feed``, but pair each applied event with the ``AgentState`` right after it.
+
+        For consumers that notify per event (subscribers): a chunk can expand to an END for
+        the previous stream plus a START and a CONTENT, each with its own state.
+        """
+        translated = self.compatibility.translate(event)
+        if self.null_checks:
+            reject_optional_nulls(translated)
+        steps: list[tuple[Event, AgentState]] = []
+        for item in self.chunks.feed(translated):
+            self.verifier.feed(item)
+            try:
+                self._state = apply_event(self._state, item)
+            except PatchError as error:
+                self._state = error.agent_state
+                self.patch_errors.append(error)
+                self._on_patch_error(error)
+            steps.append((item, self._state))
+        return steps
+
     def finish(self) -> None:
         """End of the stream: drop unfinished chunk streams, then the verifier's end check."""
         self.chunks.finish()
