@@ -9,7 +9,7 @@
    pipeline (an agent replaying the events) and its three operators alone, with the ratios.
    Events are pre-parsed on both sides; only the pipeline is timed.
 
-Timings are medians of repeated runs; absolute numbers drift on shared machines, ratios less.
+Timings are the best of repeated batches; absolute numbers drift on shared machines, ratios less.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -31,14 +30,17 @@ INTEROP = Path(__file__).resolve().parent.parent / "tests" / "interop"
 
 
 def best_of(function: Callable[[], Any], *, repeat: int, number: int) -> float:
-    """Median seconds per call of ``function`` over ``repeat`` batches of ``number`` calls."""
+    """Seconds per call of ``function``: the fastest of ``repeat`` batches of ``number`` calls.
+
+    The minimum is the run least disturbed by the other processes on a shared machine.
+    """
     samples = []
     for _ in range(repeat):
         start = time.perf_counter()
         for _ in range(number):
             function()
         samples.append((time.perf_counter() - start) / number)
-    return statistics.median(samples)
+    return min(samples)
 
 
 def big_state() -> dict[str, Any]:
