@@ -1,8 +1,9 @@
 """Differential test: our pipeline and the real TypeScript client (``@ag-ui/client@1.0.0``) run
 the same recorded streams and must agree on acceptance and on the final messages and state.
 
-On a rejected stream only the verdict is compared (the TS agent's messages at that moment
-depend on rxjs scheduling). The one documented difference: a truncated stream (no
+On a rejected stream both must name the same rule (``ts_rules.py`` reads it from the TS
+message); messages are not compared there (the TS agent's messages at that moment depend on rxjs
+scheduling). The one documented difference: a truncated stream (no
 RUN_FINISHED/RUN_ERROR) is accepted by the TypeScript client; our strict default rejects it,
 so we compare with ``strict_end=False`` and check the strict verdict separately.
 """
@@ -22,6 +23,7 @@ from ag_ui.apply import EventPipeline
 from ag_ui.core import parse_any_event
 from ag_ui.core.errors import AGUIError, UnknownEventTypeError, UnterminatedRunError
 from tests.verify.corpus import CASES, PIPELINE_STREAMS
+from tests.verify.ts_rules import our_rule, same_reason
 
 INTEROP = Path(__file__).resolve().parent.parent / "interop"
 
@@ -81,7 +83,9 @@ def test_same_verdict_messages_and_state_as_typescript(
     assert (mine["ok"], theirs["ok"]) == (theirs["ok"], theirs["ok"]), (
         f"TS error: {theirs['error']!r}; ours: {mine['error']!r}"
     )
-    if theirs["ok"]:
+    if not theirs["ok"]:
+        assert same_reason(mine["error"], theirs["error"]), (our_rule(mine["error"]), theirs)
+    else:
         # After a rejection the TS agent's messages depend on rxjs scheduling; compare only
         # the verdict there.
         assert mine["messages"] == theirs["messages"]

@@ -13,6 +13,7 @@ import pytest
 
 from tests.verify.random_streams import legal_stream, mutate
 from tests.verify.test_differential import INTEROP, ours
+from tests.verify.ts_rules import same_reason
 
 SEEDS = range(300)
 
@@ -54,6 +55,8 @@ def test_same_verdict_messages_and_state(
         mine = ours(events, strict_end=False)
         if mine["ok"] != theirs["ok"]:
             mismatches.append((name, "verdict", theirs["error"], str(mine["error"])))
+        elif not theirs["ok"] and not same_reason(mine["error"], theirs["error"]):
+            mismatches.append((name, "rule", theirs["error"], str(mine["error"])))
         elif theirs["ok"] and (mine["messages"], mine["state"]) != (
             theirs["messages"],
             theirs["state"],
