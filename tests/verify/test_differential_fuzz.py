@@ -1,5 +1,6 @@
-"""Differential fuzzing against the real TypeScript client: 600 seeded random streams (300 legal,
-300 with one mutation) must get the same verdict, and legal ones the same messages and state.
+"""Differential fuzzing against the real TypeScript client: 900 seeded random streams (300 legal,
+300 with one mutation, 300 with two) must get the same verdict and rejection rule, and accepted
+ones the same messages and state.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ SEEDS = range(300)
 def corpus() -> list[tuple[str, list[dict[str, Any]], dict[str, Any]]]:
     streams = [(f"legal {s}", legal_stream(s)) for s in SEEDS]
     streams += [(f"mutated {s}", mutate(legal_stream(s), s)) for s in SEEDS]
+    streams += [(f"mutated twice {s}", mutate(mutate(legal_stream(s), s), s + 7)) for s in SEEDS]
     node = shutil.which("node")
     if node is None or not (INTEROP / "node_modules" / "@ag-ui" / "client").is_dir():
         pytest.fail("node and tests/interop/node_modules are required (run scripts/test)")
