@@ -4,9 +4,12 @@
 // per stream: {ok, error, messages, state}.
 //
 // Input (stdin): {"streams": [[event, ...], ...], "initialState": any}
+// {"mode": "transform", "streams": [...]} prints transformChunks' output (or {error}) per stream;
+// {"mode": "compact", "streams": [...]} prints compactEvents' output per stream.
 // Also: {"mode": "bench", "events": [...], "repeat": N} times the pipeline on one stream.
 import {
   AbstractAgent,
+  compactEvents,
   defaultApplyEvents,
   transformChunks,
   verifyEvents,
@@ -54,7 +57,21 @@ const chunks = [];
 for await (const chunk of process.stdin) chunks.push(chunk);
 const request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
 
-if (request.mode === "bench") {
+async function transformOnly(events) {
+  try {
+    return { events: await lastValueFrom(from(events).pipe(transformChunks(), toArray())) };
+  } catch (error) {
+    return { error: String(error?.message ?? error) };
+  }
+}
+
+if (request.mode === "transform") {
+  const results = [];
+  for (const events of request.streams) results.push(await transformOnly(events));
+  process.stdout.write(JSON.stringify(results) + "\n");
+} else if (request.mode === "compact") {
+  process.stdout.write(JSON.stringify(request.streams.map((events) => compactEvents(events))) + "\n");
+} else if (request.mode === "bench") {
   const repeat = request.repeat ?? 20;
   const time = async (run) => {
     for (let i = 0; i < 3; i++) await run(structuredClone(request.events)); // warm up
