@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from ag_ui.apply import EventPipeline
 from ag_ui.core.decoding import parse_any_event
-from ag_ui.core.errors import AGUIError, ProtocolError
+from ag_ui.core.errors import AGUIError, ProtocolError, UnknownEventTypeError
 
 __all__ = ["register", "run", "verify_text"]
 
@@ -73,10 +73,19 @@ def verify_text(text: str) -> dict[str, Any]:
     pipeline = EventPipeline()
     error: Optional[str] = None
     count = expanded = 0
+    skipped: list[str] = []
     for line, payload in _payloads(text):
         count += 1
         try:
             event = parse_any_event(payload)
+        except UnknownEventTypeError as exc:
+            # Like the TypeScript client: an event type from a newer protocol is skipped.
+            skipped.append(f"event {count} (line {line}): unknown type {exc.event_type!r}")
+            continue
+        except AGUIError as exc:
+            error = f"event {count} (line {line}): {_describe(exc)}"
+            break
+        try:
             expanded += len(pipeline.feed(event))
         except AGUIError as exc:
             error = f"event {count} (line {line}): {_describe(exc)}"
@@ -95,6 +104,7 @@ def verify_text(text: str) -> dict[str, Any]:
         "_events": count,
         "_expanded": expanded,
         "_patch_errors": [str(e) for e in pipeline.patch_errors],
+        "_skipped": skipped,
     }
 
 
@@ -113,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
                 text = handle.read()
         except OSError as exc:
             print(f"agui verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+            return 2
+        except UnicodeDecodeError as exc:
+            print(f"agui verify: {args.file} is not UTF-8 text ({exc.reason})", file=sys.stderr)
             return 2
     with warnings.catch_warnings():
         if args.output == "json":
@@ -133,6 +146,8 @@ def _print_report(report: dict[str, Any]) -> None:
         print(f"FAILED: {report['error']}")
     for problem in report["_patch_errors"]:
         print(f"warning: a patch was skipped: {problem}")
+    for skipped in report["_skipped"]:
+        print(f"warning: skipped {skipped}")
     print(f"messages ({len(report['messages'])}):")
     for message in report["messages"]:
         print(f"  {_summary(message)}")

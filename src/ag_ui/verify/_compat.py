@@ -18,9 +18,13 @@ from __future__ import annotations
 import os
 import uuid
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, get_args
 
+from pydantic import BaseModel
+
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.events import (
+    Event,
     MessagesSnapshotEvent,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
@@ -40,6 +44,7 @@ from ag_ui.core.legacy_events import (
     ThinkingTextMessageEndEvent,
     ThinkingTextMessageStartEvent,
 )
+from ag_ui.verify._guard import not_an_event
 from ag_ui.verify._legacy_content import upgrade_messages
 from ag_ui.verify._nulls import explicit_null
 
@@ -55,6 +60,12 @@ _TOP_LEVEL_LEGACY_NULLS: dict[type, tuple[tuple[str, str], ...]] = {
     SubagentFinishedEvent: (("result", "result"),),
     ToolCallStartEvent: (("parent_message_id", "parentMessageId"),),
     ToolCallChunkEvent: (("parent_message_id", "parentMessageId"),),
+}
+# 1.0 event classes in which only a legacy ``rawEvent: null`` can need translating.
+_PLAIN = frozenset(get_args(get_args(Event)[0])) - {
+    *_TOP_LEVEL_LEGACY_NULLS,
+    MessagesSnapshotEvent,
+    RunStartedEvent,
 }
 _THINKING = (
     ThinkingStartEvent,
@@ -111,12 +122,25 @@ class CompatibilityTranslator:
             stacklevel=3,
         )
 
-    def feed(self, event: Any) -> list[Any]:
+    def feed(self, event: AnyEvent) -> list[Event]:
         """Translate one event (1.0 or legacy) into the 1.0 events to pass on."""
+        return [self.translate(event)]
+
+    def translate(self, event: AnyEvent) -> Event:
+        """Translate one event; every conversion maps one event to exactly one event."""
+        translated: Event = self._translate(event)
+        return translated
+
+    def _translate(self, event: Any) -> Any:
         cls = event.__class__
-        if cls in _THINKING or isinstance(event, _THINKING):
-            return [self._thinking(event)]
+        if cls in _PLAIN:
+            if event.raw_event is not None or "raw_event" not in event.__pydantic_fields_set__:
+                return event  # the common case: nothing legacy can be in it
+        elif not isinstance(event, BaseModel) or not hasattr(event, "type"):
+            not_an_event(event)
         fields_set = event.__pydantic_fields_set__
+        if isinstance(event, _THINKING):
+            return self._thinking(event)
         cleared: list[str] = []
         if "raw_event" in fields_set and event.raw_event is None:
             cleared.append("raw_event")
@@ -134,7 +158,7 @@ class CompatibilityTranslator:
                 event = event.model_copy(update={"messages": messages})
         elif cls is RunStartedEvent and event.input is not None:
             event = self._run_input(event)
-        return [event]
+        return event
 
     def _run_input(self, event: Any) -> Any:
         run_input = event.input
