@@ -160,5 +160,5 @@ def test_property_any_messages_any_ending_any_chunking(
     )
     stream = text.encode()
     points = sorted({min(c, len(stream)) for c in cuts})
-    chunks = [stream[a:b] for a, b in zip([0, *points], [*points, len(stream)])]
+    chunks = [stream[a:b] for a, b in zip([0, *points], [*points, len(stream)], strict=True)]
     assert decode_all(chunks) == [SSEMessage("\n".join(lines)) for lines in messages]

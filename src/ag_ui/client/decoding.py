@@ -4,7 +4,8 @@ Both decoders share one shape, ``feed(bytes) -> list[event]`` and ``close() -> l
 the HTTP shell does not care which transport the agent answered with.
 
 >>> decoder = SSEEventDecoder()
->>> [type(e).__name__ for e in decoder.feed(b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\\n\\n')]
+>>> frame = b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\\n\\n'
+>>> [type(e).__name__ for e in decoder.feed(frame)]
 ['RunStartedEvent']
 """
 
@@ -14,6 +15,7 @@ import importlib
 import warnings
 from typing import Any, Optional, Protocol
 
+from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
 from ag_ui.core.decoding import AnyEvent, parse_any_event
 from ag_ui.core.errors import (
     AGUIValidationError,
@@ -22,7 +24,6 @@ from ag_ui.core.errors import (
     MalformedJSONError,
     UnknownEventTypeError,
 )
-from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
 
 __all__ = [
@@ -87,9 +88,9 @@ class SSEEventDecoder:
                     stacklevel=2,
                 )
             except MalformedJSONError as exc:
+                detail = f"{exc.problems[0]}: {_snippet(message.data)}"
                 raise DecodeError(
-                    f"event {index} is not valid JSON ({exc.problems[0]}): {_snippet(message.data)}",
-                    frame_index=index,
+                    f"event {index} is not JSON ({detail})", frame_index=index
                 ) from exc
             except AGUIValidationError as exc:
                 raise DecodeError(f"event {index} is invalid: {exc}", frame_index=index) from exc

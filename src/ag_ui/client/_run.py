@@ -1,0 +1,264 @@
+"""One run's event handling between the pipeline's expansion and its reducer: subscribers
+(with mutations and ``stop_propagation``), the default apply, run bookkeeping, notifications.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any, Optional
+
+from ag_ui.client._partial_json import parse_partial_object
+from ag_ui.client._pipeline import RunPipeline
+from ag_ui.client.result import RunAgentResult
+from ag_ui.client.subscriber import (
+    CALLBACK_NAMES,
+    MutationOutcome,
+    SubscriberParams,
+    callback_name_for,
+    run_subscribers,
+)
+from ag_ui.core.errors import RunError
+from ag_ui.core.types import Message, RunAgentInput, ToolCall
+
+__all__ = ["RunProcessor"]
+
+_MESSAGE_EVENTS = frozenset(
+    {
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "MESSAGES_SNAPSHOT",
+        "ACTIVITY_SNAPSHOT",
+        "ACTIVITY_DELTA",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_ENCRYPTED_VALUE",
+        "RUN_STARTED",
+    }
+)
+_STATE_EVENTS = frozenset({"STATE_SNAPSHOT", "STATE_DELTA"})
+_NEW_MESSAGE_EVENTS = frozenset({"TEXT_MESSAGE_END", "REASONING_MESSAGE_END", "TOOL_CALL_RESULT"})
+
+
+def _find_message(messages: list[Message], message_id: Optional[str]) -> Optional[Message]:
+    for message in reversed(messages):
+        if message.id == message_id:
+            return message
+    return None
+
+
+def _find_tool_call(messages: list[Message], tool_call_id: str) -> Optional[ToolCall]:
+    for message in reversed(messages):
+        for call in getattr(message, "tool_calls", None) or ():
+            if call.id == tool_call_id:
+                found: ToolCall = call
+                return found
+    return None
+
+
+def _text(message: Optional[Message]) -> str:
+    content = getattr(message, "content", None)
+    return content if isinstance(content, str) else ""
+
+
+def _parse_args(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class RunProcessor:
+    """Feeds each expanded event through subscribers and the reducer, and keeps the run's books.
+
+    ``run_ended`` follows the last run in the stream (several sequential runs are legal).
+    """
+
+    def __init__(
+        self,
+        agent: Any,
+        pipeline: RunPipeline,
+        subscribers: list[Any],
+        input: RunAgentInput,
+        result: RunAgentResult,
+    ) -> None:
+        self.agent = agent
+        self.pipeline = pipeline
+        self.subscribers = subscribers
+        self.input = input
+        self.result = result
+        self.count = 0
+        self.last_type: Optional[str] = None
+        self.run_ended = False
+        self._answered: dict[str, bool] = {}  # tool calls started this run -> got a result
+        self._error: Optional[RunError] = None
+        self._callbacks = {
+            name for s in subscribers for name in CALLBACK_NAMES if getattr(s, name, None)
+        }
+
+    def raise_if_failed(self) -> None:
+        """Raise the agent's RUN_ERROR as ``RunError`` (called after subscribers saw it)."""
+        if self._error is not None:
+            raise self._error
+
+    def describe_incomplete(self) -> str:
+        if not self.count:
+            return "the stream ended before any event arrived (expected RUN_STARTED)"
+        return (
+            f"the stream ended after {self.count} event(s) without RUN_FINISHED or RUN_ERROR "
+            f"(last event: {self.last_type}); the agent or a proxy cut the response short"
+        )
+
+    async def process(self, event: Any) -> None:
+        kind: str = event.type.value
+        self.count += 1
+        self.last_type = kind
+        if kind == "RUN_STARTED":
+            self.run_ended = False
+            self._answered.clear()
+            self._check_version(event)
+        elif kind == "TOOL_CALL_START":
+            self._answered[event.tool_call_id] = False
+        elif kind == "TOOL_CALL_RESULT":
+            self._answered[event.tool_call_id] = True
+        params: Optional[SubscriberParams] = None
+        stopped = False
+        messages_changed = state_changed = False
+        if kind == "RUN_FINISHED":
+            params = self._params(event)
+            self._finish_params(params, event)
+        if self._callbacks:
+            params = params or self._params(event)
+            if "on_event" in self._callbacks:
+                outcome = await run_subscribers(self.subscribers, "on_event", params)
+                messages_changed, state_changed = self._take(outcome)
+                stopped = outcome.stopped
+            name = callback_name_for(kind)
+            if not stopped and name in self._callbacks:
+                self._event_params(params, kind, event)
+                outcome = await run_subscribers(self.subscribers, name, params)
+                changed = self._take(outcome)
+                messages_changed = messages_changed or changed[0]
+                state_changed = state_changed or changed[1]
+                stopped = outcome.stopped
+        existed = kind == "ACTIVITY_SNAPSHOT" and self._has_message(event.message_id)
+        if not stopped:
+            self.pipeline.apply(event)
+            messages_changed = messages_changed or kind in _MESSAGE_EVENTS
+            state_changed = state_changed or kind in _STATE_EVENTS
+        self.agent.messages = self.pipeline.messages
+        self.agent.state = self.pipeline.state
+        if kind == "RUN_FINISHED":
+            assert params is not None
+            self._record_finish(params, event, stopped)
+        elif kind == "RUN_ERROR":
+            self.run_ended = True
+            self._error = RunError(event.message, code=event.code)
+        if self._callbacks:
+            await self._notify(kind, event, messages_changed, state_changed, existed)
+
+    def _params(self, event: Any) -> SubscriberParams:
+        return SubscriberParams(
+            self.pipeline.messages, self.pipeline.state, self.agent, self.input, event=event
+        )
+
+    def _take(self, outcome: MutationOutcome) -> tuple[bool, bool]:
+        if outcome.messages_changed:
+            self.pipeline.messages = outcome.messages
+        if outcome.state_changed:
+            self.pipeline.state = outcome.state
+        return outcome.messages_changed, outcome.state_changed
+
+    def _has_message(self, message_id: str) -> bool:
+        return _find_message(self.pipeline.messages, message_id) is not None
+
+    def _event_params(self, params: SubscriberParams, kind: str, event: Any) -> None:
+        messages = self.pipeline.messages
+        if kind in ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"):
+            params.text_message_buffer = _text(_find_message(messages, event.message_id))
+        elif kind in ("REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END"):
+            params.reasoning_message_buffer = _text(_find_message(messages, event.message_id))
+        elif kind in ("TOOL_CALL_ARGS", "TOOL_CALL_END"):
+            call = _find_tool_call(messages, event.tool_call_id)
+            buffer = call.function.arguments if call is not None else ""
+            params.tool_call_name = call.function.name if call is not None else None
+            if kind == "TOOL_CALL_ARGS":
+                params.tool_call_buffer = buffer
+                params.partial_tool_call_args = parse_partial_object(buffer)
+            else:
+                params.tool_call_args = _parse_args(buffer)
+        elif kind in ("ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"):
+            existing = _find_message(messages, event.message_id)
+            params.existing_message = existing
+            if existing is not None and existing.role == "activity":
+                params.activity_message = existing
+
+    def _finish_params(self, params: SubscriberParams, event: Any) -> None:
+        outcome = event.outcome
+        if outcome is not None and outcome.type == "interrupt":
+            params.outcome = "interrupt"
+            params.interrupts = list(outcome.interrupts)
+        elif outcome is not None and outcome.type == "cancelled":
+            params.outcome = "cancelled"
+        else:
+            params.outcome = "success"
+            params.result = event.result
+            listed = getattr(outcome, "pending_tool_call_ids", None)
+            params.pending_tool_call_ids = (
+                list(listed)
+                if listed
+                else [call_id for call_id, answered in self._answered.items() if not answered]
+            )
+
+    def _record_finish(self, params: SubscriberParams, event: Any, stopped: bool) -> None:
+        self.run_ended = True
+        result = self.result
+        result.finished = True
+        result.outcome = event.outcome
+        result.result = params.result
+        result.interrupts = list(params.interrupts)
+        result.pending_tool_call_ids = list(params.pending_tool_call_ids)
+        if not stopped:
+            self.agent.pending_interrupts = [i.model_copy(deep=True) for i in params.interrupts]
+
+    def _check_version(self, event: Any) -> None:
+        declared = event.protocol_version
+        if not declared:
+            return
+        major = declared.split(".", 1)[0]
+        if not major.isdigit() or int(major) > 1:
+            warnings.warn(
+                f"the agent speaks AG-UI protocol {declared!r}; this client implements 1.0 "
+                "and may misread newer events",
+                stacklevel=2,
+            )
+
+    async def _notify(
+        self, kind: str, event: Any, messages_changed: bool, state_changed: bool, existed: bool
+    ) -> None:
+        callbacks = self._callbacks
+        if messages_changed and "on_messages_changed" in callbacks:
+            await run_subscribers(self.subscribers, "on_messages_changed", self._params(None))
+        if state_changed and "on_state_changed" in callbacks:
+            await run_subscribers(self.subscribers, "on_state_changed", self._params(None))
+        if "on_new_message" in callbacks and (
+            kind in _NEW_MESSAGE_EVENTS or (kind == "ACTIVITY_SNAPSHOT" and not existed)
+        ):
+            message = _find_message(self.pipeline.messages, event.message_id)
+            if message is not None:
+                params = self._params(None)
+                params.message = message
+                await run_subscribers(self.subscribers, "on_new_message", params)
+        if kind == "TOOL_CALL_END" and "on_new_tool_call" in callbacks:
+            call = _find_tool_call(self.pipeline.messages, event.tool_call_id)
+            if call is not None:
+                params = self._params(None)
+                params.tool_call = call
+                await run_subscribers(self.subscribers, "on_new_tool_call", params)

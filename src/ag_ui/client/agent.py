@@ -1,0 +1,436 @@
+"""``HttpAgent``: run an AG-UI agent over HTTP and keep its conversation (§6.6, §6.7).
+
+>>> agent = HttpAgent("http://127.0.0.1:8000/agent")
+>>> # result = await agent.run_agent()            # messages and state now updated
+>>> # async with agent.stream() as events:        # or watch each event as it arrives
+>>> #     async for event in events: ...
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Optional, TypeVar, Union
+
+import httpx
+
+from ag_ui.client._pipeline import RunPipeline
+from ag_ui.client._run import RunProcessor
+from ag_ui.client.interrupts import check_resume_covers
+from ag_ui.client.middleware import MiddlewareLike, chain
+from ag_ui.client.result import RunAgentResult
+from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
+from ag_ui.client.subscriber import AgentSubscriber, SubscriberParams, run_subscribers
+from ag_ui.client.transport import AbortSignal, stream_events
+from ag_ui.core.capabilities import AgentCapabilities
+from ag_ui.core.decoding import AnyEvent
+from ag_ui.core.errors import AGUIError, HTTPStatusError, IncompleteStreamError, TransportError
+from ag_ui.core.types import Context, Interrupt, Message, ResumeEntry, RunAgentInput, Tool
+from ag_ui.core.version import PROTOCOL_VERSION
+
+__all__ = ["AgentEventStream", "HttpAgent", "Subscription"]
+
+_T = TypeVar("_T")
+
+ToolLike = Union[Tool, Mapping[str, Any]]
+ContextLike = Union[Context, Mapping[str, Any]]
+ResumeLike = Union[ResumeEntry, Mapping[str, Any]]
+
+
+class Subscription:
+    """Returned by ``subscribe``; ``unsubscribe()`` removes the subscriber again."""
+
+    def __init__(self, agent: HttpAgent, subscriber: Any) -> None:
+        self._agent = agent
+        self._subscriber = subscriber
+
+    def unsubscribe(self) -> None:
+        if self._subscriber in self._agent.subscribers:
+            self._agent.subscribers.remove(self._subscriber)
+
+
+class _Transport:
+    """The innermost layer of the middleware chain: the HTTP request itself."""
+
+    def __init__(self, agent: HttpAgent, signal: AbortSignal) -> None:
+        self.agent = agent
+        self.signal = signal
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
+        return self.agent._http_events(input, self.signal)
+
+
+class HttpAgent:
+    """A remote AG-UI agent reached with one POST per run, plus the conversation it builds.
+
+    ``messages`` and ``state`` are updated as events arrive (decode -> compatibility -> chunks
+    -> verify -> apply). Pass ``http_client`` to reuse an ``httpx.AsyncClient`` (never closed
+    by the agent); otherwise each run opens and closes its own. ``timeout`` bounds connecting
+    and sending; ``idle_timeout`` bounds the silence between two reads of the event stream
+    (keepalive comments count), ``None`` waits forever. ``proto=True`` asks for protobuf frames
+    (SSE stays acceptable as a fallback). ``strict`` makes a protocol violation fatal.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        http_client: Optional[httpx.AsyncClient] = None,
+        agent_id: Optional[str] = None,
+        description: str = "",
+        thread_id: Optional[str] = None,
+        initial_messages: Optional[Iterable[Union[Message, Mapping[str, Any]]]] = None,
+        initial_state: Any = None,
+        timeout: float = 30.0,
+        idle_timeout: Optional[float] = 300.0,
+        proto: bool = False,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+        strict: bool = True,
+    ) -> None:
+        self.url = url
+        self.headers: dict[str, str] = dict(headers or {})
+        self.http_client = http_client
+        self.agent_id = agent_id or str(uuid.uuid4())
+        self.description = description
+        self.thread_id = thread_id or str(uuid.uuid4())
+        self.messages: list[Message] = [_as_message(m) for m in initial_messages or []]
+        self.state: Any = copy.deepcopy(initial_state) if initial_state is not None else {}
+        self.timeout = timeout
+        self.idle_timeout = idle_timeout
+        self.proto = proto
+        self.max_event_size = max_event_size
+        self.strict = strict
+        self.subscribers: list[Any] = []
+        self.middlewares: list[MiddlewareLike] = []
+        self.pending_interrupts: list[Interrupt] = []
+        self.is_running = False
+        self._signal: Optional[AbortSignal] = None
+
+    # -- configuration -------------------------------------------------------------------
+
+    def subscribe(self, subscriber: Any = None, **callbacks: Any) -> Subscription:
+        """Add a subscriber (an object, or a ``{"on_event": fn}`` mapping), or callbacks as
+        keywords (``on_event=print``)."""
+        if subscriber is None:
+            subscriber = AgentSubscriber(**callbacks)
+        elif callbacks:
+            raise TypeError("pass a subscriber object or callbacks, not both")
+        subscriber = _as_subscriber(subscriber)
+        self.subscribers.append(subscriber)
+        return Subscription(self, subscriber)
+
+    def use(self, *middlewares: MiddlewareLike) -> HttpAgent:
+        """Append middlewares (objects or ``fn(input, next)`` async generators); chainable."""
+        self.middlewares.extend(middlewares)
+        return self
+
+    def clone(self) -> HttpAgent:
+        """A copy with the same configuration, thread and subscribers, and its own copies of
+        messages, state and pending interrupts (no active run)."""
+        twin = copy.copy(self)
+        twin.headers = dict(self.headers)
+        twin.messages = copy.deepcopy(self.messages)
+        twin.state = copy.deepcopy(self.state)
+        twin.pending_interrupts = copy.deepcopy(self.pending_interrupts)
+        twin.subscribers = list(self.subscribers)
+        twin.middlewares = list(self.middlewares)
+        twin.is_running = False
+        twin._signal = None
+        return twin
+
+    def add_message(self, message: Union[Message, Mapping[str, Any]]) -> None:
+        """Append a message (a model or a wire/Python-named dict) to the conversation."""
+        self.messages.append(_as_message(message))
+
+    def add_messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
+        self.messages.extend(_as_message(m) for m in messages)
+
+    def set_messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
+        self.messages = [_as_message(m) for m in messages]
+
+    def set_state(self, state: Any) -> None:
+        self.state = copy.deepcopy(state)
+
+    def abort_run(self) -> None:
+        """Stop the active run: the connection is closed and the run returns ``aborted``."""
+        if self._signal is not None:
+            self._signal.abort()
+
+    # -- running -------------------------------------------------------------------------
+
+    def prepare_input(
+        self,
+        *,
+        run_id: Optional[str] = None,
+        tools: Optional[Sequence[ToolLike]] = None,
+        context: Optional[Sequence[ContextLike]] = None,
+        forwarded_props: Any = None,
+        resume: Optional[Sequence[ResumeLike]] = None,
+        parent_run_id: Optional[str] = None,
+    ) -> RunAgentInput:
+        """The ``RunAgentInput`` a run would send (activity messages are client-only)."""
+        fields: dict[str, Any] = {
+            "thread_id": self.thread_id,
+            "run_id": run_id or str(uuid.uuid4()),
+            "protocol_version": PROTOCOL_VERSION,
+            "messages": [m for m in self.messages if m.role != "activity"],
+            "tools": list(tools or []),
+            "context": list(context or []),
+            "state": copy.deepcopy(self.state),
+        }
+        if forwarded_props is not None:
+            fields["forwarded_props"] = forwarded_props
+        if resume is not None:
+            fields["resume"] = list(resume)
+        if parent_run_id is not None:
+            fields["parent_run_id"] = parent_run_id
+        return RunAgentInput.model_validate(fields)
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
+        """The raw events of one run as the transport decodes them (no middleware, no
+        pipeline); override to source events elsewhere."""
+        return self._http_events(input, self._signal or AbortSignal())
+
+    async def _http_events(
+        self, input: RunAgentInput, signal: AbortSignal
+    ) -> AsyncIterator[AnyEvent]:
+        body = input.__pydantic_serializer__.to_json(input, by_alias=True)
+        if self.http_client is not None:
+            events = stream_events(self.http_client, self.url, body, **self._stream_options(signal))
+            async with _closing(events):
+                async for event in events:
+                    yield event
+            return
+        async with httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=None)) as client:
+            events = stream_events(client, self.url, body, **self._stream_options(signal))
+            async with _closing(events):
+                async for event in events:
+                    yield event
+
+    def _stream_options(self, signal: AbortSignal) -> dict[str, Any]:
+        return {
+            "headers": self.headers,
+            "proto": self.proto,
+            "idle_timeout": self.idle_timeout,
+            "max_event_size": self.max_event_size,
+            "signal": signal,
+        }
+
+    def stream(
+        self,
+        *,
+        run_id: Optional[str] = None,
+        tools: Optional[Sequence[ToolLike]] = None,
+        context: Optional[Sequence[ContextLike]] = None,
+        forwarded_props: Any = None,
+        resume: Optional[Sequence[ResumeLike]] = None,
+        subscriber: Any = None,
+    ) -> AgentEventStream:
+        """Start a run and iterate its processed events (chunks expanded, verified, applied).
+
+        Use ``async with agent.stream() as events: async for event in events: ...`` so leaving
+        early closes the connection; plain ``async for event in agent.stream()`` works too.
+        ``events.result`` holds the ``RunAgentResult`` once the stream is exhausted.
+        """
+        return AgentEventStream(
+            self,
+            {
+                "run_id": run_id,
+                "tools": tools,
+                "context": context,
+                "forwarded_props": forwarded_props,
+                "resume": resume,
+            },
+            subscriber,
+        )
+
+    async def run_agent(
+        self,
+        *,
+        run_id: Optional[str] = None,
+        tools: Optional[Sequence[ToolLike]] = None,
+        context: Optional[Sequence[ContextLike]] = None,
+        forwarded_props: Any = None,
+        resume: Optional[Sequence[ResumeLike]] = None,
+        subscriber: Any = None,
+    ) -> RunAgentResult:
+        """Run the agent once and return the ``RunAgentResult``.
+
+        Raises ``RunError`` (after subscribers saw RUN_ERROR), ``IncompleteStreamError``,
+        ``HTTPStatusError``, ``ContentTypeError``, ``DecodeError``, ``ProtocolError`` (strict),
+        ``IdleTimeoutError``, ``TransportError`` or ``InterruptError``.
+        """
+        events = self.stream(
+            run_id=run_id,
+            tools=tools,
+            context=context,
+            forwarded_props=forwarded_props,
+            resume=resume,
+            subscriber=subscriber,
+        )
+        async with events:
+            async for _ in events:
+                pass
+        assert events.result is not None
+        return events.result
+
+    async def _run(
+        self, parameters: dict[str, Any], subscriber: Any, record: list[RunAgentResult]
+    ) -> AsyncGenerator[Any, None]:
+        if self.is_running:
+            raise AGUIError("this agent is already running; clone() it for concurrent runs")
+        input = self.prepare_input(**parameters)
+        check_resume_covers(self.pending_interrupts, input.resume)
+        subscribers = [*self.subscribers, *([_as_subscriber(subscriber)] if subscriber else [])]
+        signal = self._signal = AbortSignal()
+        result = RunAgentResult(run_id=input.run_id)
+        record.append(result)
+        known_ids = {message.id for message in self.messages}
+        self.is_running = True
+        try:
+            input = await self._initialize(input, subscribers)
+            pipeline = RunPipeline(self.messages, self.state, strict=self.strict)
+            processor = RunProcessor(self, pipeline, subscribers, input, result)
+            source = chain(self.middlewares, _Transport(self, signal)).run(input)
+            async with _closing(source):
+                async for raw in source:
+                    for event in pipeline.expand(raw):
+                        await processor.process(event)
+                        yield event
+                        processor.raise_if_failed()
+            if signal.aborted:
+                result.aborted = True
+            elif not processor.run_ended:
+                raise IncompleteStreamError(
+                    processor.describe_incomplete(), events_received=processor.count
+                )
+            else:
+                pipeline.finish()
+        except Exception as exc:
+            if signal.aborted and isinstance(exc, TransportError):
+                result.aborted = True
+            elif await self._failed(exc, input, subscribers):
+                result.error = exc
+            else:
+                raise
+        finally:
+            self.is_running = False
+            result.new_messages = [m for m in self.messages if m.id not in known_ids]
+            await self._finalize(input, subscribers)
+
+    async def _initialize(self, input: RunAgentInput, subscribers: list[Any]) -> RunAgentInput:
+        if not subscribers:
+            return input
+        params = SubscriberParams(self.messages, self.state, self, input)
+        outcome = await run_subscribers(subscribers, "on_run_initialized", params)
+        if not (outcome.messages_changed or outcome.state_changed):
+            return input
+        self.messages, self.state = outcome.messages, outcome.state
+        return input.model_copy(
+            update={
+                "messages": [m for m in self.messages if m.role != "activity"],
+                "state": copy.deepcopy(self.state),
+            }
+        )
+
+    async def _failed(
+        self, error: BaseException, input: RunAgentInput, subscribers: list[Any]
+    ) -> bool:
+        """Run ``on_run_failed``; True when a subscriber swallowed the error."""
+        if not subscribers:
+            return False
+        params = SubscriberParams(self.messages, self.state, self, input, error=error)
+        outcome = await run_subscribers(subscribers, "on_run_failed", params)
+        self.messages, self.state = outcome.messages, outcome.state
+        return outcome.stopped
+
+    async def _finalize(self, input: RunAgentInput, subscribers: list[Any]) -> None:
+        if not subscribers:
+            return
+        params = SubscriberParams(self.messages, self.state, self, input)
+        outcome = await run_subscribers(subscribers, "on_run_finalized", params)
+        self.messages, self.state = outcome.messages, outcome.state
+
+    # -- discovery -----------------------------------------------------------------------
+
+    async def get_capabilities(self) -> Optional[AgentCapabilities]:
+        """GET ``<url>/capabilities``; ``None`` when the agent declares nothing (404)."""
+        url = self.url.rstrip("/") + "/capabilities"
+        try:
+            if self.http_client is not None:
+                response = await self.http_client.get(url, headers=self.headers)
+            else:
+                async with httpx.AsyncClient(timeout=self.timeout) as client:
+                    response = await client.get(url, headers=self.headers)
+        except httpx.TransportError as exc:
+            raise TransportError(f"request to {url} failed: {type(exc).__name__}: {exc}") from exc
+        if response.status_code == 404:
+            return None
+        if not response.is_success:
+            try:
+                body: Any = response.json()
+            except ValueError:
+                body = response.text
+            raise HTTPStatusError(response.status_code, body, url=url)
+        return AgentCapabilities.model_validate_json(response.content)
+
+
+class AgentEventStream:
+    """The events of one run: an async iterator and an async context manager.
+
+    ``result`` is set once the run ended; errors surface from the iteration.
+    """
+
+    def __init__(self, agent: HttpAgent, parameters: dict[str, Any], subscriber: Any) -> None:
+        self._record: list[RunAgentResult] = []
+        self._events = agent._run(parameters, subscriber, self._record)
+
+    @property
+    def result(self) -> Optional[RunAgentResult]:
+        return self._record[0] if self._record else None
+
+    def __aiter__(self) -> AgentEventStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """Stop the run and close the connection."""
+        await self._events.aclose()
+
+    async def __aenter__(self) -> AgentEventStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+@asynccontextmanager
+async def _closing(iterator: AsyncIterator[_T]) -> AsyncGenerator[AsyncIterator[_T], None]:
+    """Close an async iterator on exit if it can be closed (middleware may return plain
+    iterators); closing the generator chain is what releases the HTTP connection."""
+    try:
+        yield iterator
+    finally:
+        aclose = getattr(iterator, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def _as_subscriber(subscriber: Any) -> Any:
+    """Subscribers may be objects or ``{"on_event": fn, ...}`` mappings."""
+    if isinstance(subscriber, Mapping):
+        return AgentSubscriber(**subscriber)
+    return subscriber
+
+
+def _as_message(message: Union[Message, Mapping[str, Any]]) -> Message:
+    from ag_ui.client._messages import MESSAGE_ADAPTER
+
+    if isinstance(message, Mapping):
+        return MESSAGE_ADAPTER.validate_python(message)
+    return message
