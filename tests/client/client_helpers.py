@@ -105,6 +105,7 @@ class LiveServer:
 
     async def _endpoint(self, request: Request) -> Response:
         name = request.path_params["name"]
+        await request.body()  # cached now; a streaming body cannot read it later
         source = self.routes[name](request)
 
         async def body() -> AsyncIterator[bytes]:
