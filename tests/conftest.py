@@ -16,3 +16,12 @@ def shared_dir() -> Path:
     if not (SHARED / "fixtures").is_dir():
         pytest.fail(f"expected the shared fixtures at {SHARED / 'fixtures'}")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def official_python() -> Path:
+    """Python of the venv holding the official ``ag-ui-protocol`` 1.0.0 (made by scripts/test)."""
+    python = REPO / ".venv-official" / "bin" / "python"
+    if not python.exists():
+        pytest.fail("the official package's venv is missing: run scripts/test once to create it")
+    return python

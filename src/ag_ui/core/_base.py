@@ -13,16 +13,39 @@ bytes. User subclasses get the rule for their own fields automatically.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
+from pydantic_core import SchemaSerializer
 
 __all__ = ["AGUIModel", "ConfiguredBaseModel", "GeneratedBaseModel"]
 
 
 def _is_none(value: object) -> bool:
     return value is None
+
+
+def _serialize_enum_literals_as_str(schema: Any) -> Any:
+    """Copy of a core schema where literals of ``str`` enum members serialize as plain ``str``.
+
+    pydantic-core serializes ``Literal[EventType.X]`` through a slow Python-level enum path
+    (measured 1.1 µs of a 1.7 µs event). The output is the same string either way, because
+    ``EventType`` is a ``str`` enum whose members are their values.
+    """
+    if isinstance(schema, dict):
+        expected = schema.get("expected")
+        if (
+            schema.get("type") == "literal"
+            and expected
+            and all(isinstance(v, str) and isinstance(v, Enum) for v in expected)
+        ):
+            return {"type": "str"}
+        return {key: _serialize_enum_literals_as_str(value) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [_serialize_enum_literals_as_str(item) for item in schema]
+    return schema
 
 
 class AGUIModel(BaseModel):
@@ -44,6 +67,17 @@ class AGUIModel(BaseModel):
                 changed = True
         if changed:
             cls.model_rebuild(force=True)
+        if cls.__pydantic_complete__:
+            # Serialization only; validation keeps the exact schema (enum members on input).
+            fast_schema = _serialize_enum_literals_as_str(cls.__pydantic_core_schema__)
+            # pydantic-core reuses a complete class's own serializer for its "model" schema;
+            # mark the class incomplete while compiling so the new schema is really used.
+            cls.__pydantic_complete__ = False
+            try:
+                serializer = SchemaSerializer(fast_schema)
+            finally:
+                cls.__pydantic_complete__ = True
+            cls.__pydantic_serializer__ = serializer
 
 
 ConfiguredBaseModel = AGUIModel

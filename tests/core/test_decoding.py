@@ -1,0 +1,108 @@
+"""Bad bodies and events give errors in wire terms, never a raw pydantic union dump."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ag_ui.core import (
+    EVENT_ADAPTER,
+    AGUIValidationError,
+    MalformedJSONError,
+    RunAgentInput,
+    TextMessageContentEvent,
+    UnknownEventTypeError,
+    parse_any_event,
+    parse_event,
+    parse_run_agent_input,
+)
+from ag_ui.core.legacy_events import ThinkingStartEvent
+
+BODY = {"threadId": "t", "runId": "r", "messages": [{"id": "1", "role": "user", "content": "hi"}]}
+
+
+def _problems(body: object) -> tuple[str, ...]:
+    with pytest.raises(AGUIValidationError) as caught:
+        parse_run_agent_input(json.dumps(body))
+    return caught.value.problems
+
+
+def test_parse_from_text_bytes_and_dict() -> None:
+    expected = RunAgentInput.model_validate(BODY)
+    assert parse_run_agent_input(json.dumps(BODY)) == expected
+    assert parse_run_agent_input(json.dumps(BODY).encode()) == expected
+    assert parse_run_agent_input(BODY) == expected
+    text = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"é"}'
+    expected_event = TextMessageContentEvent(message_id="m", delta="é")
+    assert parse_event(text) == parse_event(text.encode()) == expected_event
+    assert EVENT_ADAPTER.validate_json(text) == expected_event
+
+
+def test_missing_message_id_names_the_message_and_role() -> None:
+    body = {**BODY, "messages": [{"role": "user", "content": "hi"}]}
+    assert _problems(body) == ('messages[0] (role "user"): missing required field "id"',)
+
+
+def test_wrong_role_lists_the_roles() -> None:
+    body = {**BODY, "messages": [{"id": "1", "role": "bot", "content": "hi"}]}
+    (problem,) = _problems(body)
+    assert problem.startswith('messages[0]: unknown role "bot"')
+    assert "'assistant'" in problem
+
+
+def test_wrong_types_name_each_field_without_union_noise() -> None:
+    body = {**BODY, "runId": 5, "messages": [{"id": "1", "role": "user", "content": 7}]}
+    assert _problems(body) == (
+        "runId: Input should be a valid string (got 5)",
+        'messages[0] (role "user").content: has the wrong type (got 7)',
+    )
+
+
+def test_nested_content_part_errors() -> None:
+    content = [{"type": "text"}, {"type": "image", "source": {"type": "url"}}]
+    body = {**BODY, "messages": [{"id": "1", "role": "user", "content": content}]}
+    assert _problems(body) == (
+        'messages[0] (role "user").content[0] (type "text"): missing required field "text"',
+        'messages[0] (role "user").content[1] (type "image").source (type "url"): '
+        'missing required field "value"',
+    )
+
+
+def test_invalid_json_and_non_objects() -> None:
+    with pytest.raises(MalformedJSONError):
+        parse_run_agent_input('{"threadId": ')
+    with pytest.raises(MalformedJSONError):
+        parse_event(b"\xff\xfe")
+    assert _problems([1]) == ("expected a JSON object, got [1]",)
+
+
+def test_unknown_event_type_is_its_own_error() -> None:
+    with pytest.raises(UnknownEventTypeError) as caught:
+        parse_event('{"type": "FUTURE_EVENT", "x": 1}')
+    assert caught.value.event_type == "FUTURE_EVENT"
+    assert isinstance(caught.value, AGUIValidationError)
+
+
+def test_event_without_type() -> None:
+    with pytest.raises(AGUIValidationError) as caught:
+        parse_event("{}")
+    assert caught.value.problems == ('missing required field "type"',)
+    assert not isinstance(caught.value, UnknownEventTypeError)
+
+
+def test_event_field_errors() -> None:
+    with pytest.raises(AGUIValidationError) as caught:
+        parse_event({"type": "TOOL_CALL_START", "toolCallId": "c"})
+    assert caught.value.what == "TOOL_CALL_START event"
+    assert caught.value.problems == ('missing required field "toolCallName"',)
+
+
+def test_legacy_thinking_events_decode_only_when_asked() -> None:
+    with pytest.raises(UnknownEventTypeError):
+        parse_event({"type": "THINKING_START"})
+    assert parse_any_event({"type": "THINKING_START", "title": "t"}) == ThinkingStartEvent(
+        title="t"
+    )
+    with pytest.raises(AGUIValidationError):
+        parse_any_event({"type": "THINKING_TEXT_MESSAGE_CONTENT"})
