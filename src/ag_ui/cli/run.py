@@ -111,18 +111,21 @@ async def run_client(
     state: Any = None,
     forwarded_props: Any = None,
     proto: bool = False,
-    stream: TextIO = sys.stdout,
+    stream: Optional[TextIO] = None,
     thread_id: Optional[str] = None,
     idle_timeout: Optional[float] = 300.0,
 ) -> int:
     """Run the agent at ``url`` once, report on ``stream`` in the ``output`` format, and
-    return the exit status (0 iff the run finished without error).
+    return the exit status (0 iff the run finished without error). ``stream`` defaults to the
+    current ``sys.stdout``.
 
     >>> # exit_code = await run_client("http://127.0.0.1:8000/agent", message="hi")
     """
     from ag_ui.cli._run_text import TextReporter
     from ag_ui.client import HttpAgent
 
+    if stream is None:
+        stream = sys.stdout
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {', '.join(OUTPUTS)}, got {output!r}")
     agent = HttpAgent(
