@@ -8,6 +8,10 @@
     ├── DecodeError                          a wire stream (SSE, protobuf frames) is broken
     │   └── FrameTooLargeError               a frame/event is above the configured limit
     ├── ProtocolError                        an event breaks a sequence rule (verifier)
+    │   ├── EventSequenceError               a §5 verification rule (``rule`` = "T1", "F5", ...)
+    │   ├── UnterminatedRunError             the stream stopped inside a run (strict finish)
+    │   └── ChunkExpansionError              a *_CHUNK event cannot be expanded (§6.3)
+    ├── PatchError                           a JSON Patch (RFC 6902) cannot be applied
     ├── TransportError                       HTTP-level failures (client)
     │   ├── HTTPStatusError                  a non-2xx answer (carries status and parsed body)
     │   ├── ContentTypeError                 a 2xx answer that is not an event stream
@@ -28,19 +32,23 @@ from typing import Any, Optional
 __all__ = [
     "AGUIError",
     "AGUIValidationError",
+    "ChunkExpansionError",
     "ContentTypeError",
     "DecodeError",
     "EncodingError",
+    "EventSequenceError",
     "FrameTooLargeError",
     "HTTPStatusError",
     "IdleTimeoutError",
     "IncompleteStreamError",
     "InterruptError",
     "MalformedJSONError",
+    "PatchError",
     "ProtocolError",
     "RunError",
     "TransportError",
     "UnknownEventTypeError",
+    "UnterminatedRunError",
 ]
 
 
@@ -125,6 +133,46 @@ class ProtocolError(AGUIError):
         self.event_type = event_type
         self.ids: dict[str, Any] = dict(ids or {})
         super().__init__(message)
+
+
+class EventSequenceError(ProtocolError):
+    """An event that breaks one of the verifier's rules (PROTOCOL.md §5).
+
+    ``rule`` is the rule's code from PROTOCOL.md (``"R2"``, ``"T1"``, ``"O1"``, ``"F5"`` ...).
+    """
+
+
+class UnterminatedRunError(ProtocolError):
+    """The stream ended inside a run: no RUN_FINISHED or RUN_ERROR after RUN_STARTED.
+
+    Raised by a strict ``finish()``; the TypeScript client reports such streams as success.
+    """
+
+
+class ChunkExpansionError(ProtocolError):
+    """A ``*_CHUNK`` event cannot be expanded into start/content/end (PROTOCOL.md §6.3)."""
+
+
+class PatchError(AGUIError):
+    """A JSON Patch (RFC 6902) operation cannot be applied.
+
+    ``operation_index`` is the zero-based index of the failing operation, ``operation`` the
+    operation itself and ``path`` the pointer that failed. Patches are atomic: when one
+    operation fails, none of the patch is applied. When raised by ``ag_ui.apply.apply_event``,
+    ``event`` is the STATE_DELTA/ACTIVITY_DELTA and ``agent_state`` the state to continue with.
+    """
+
+    def __init__(
+        self, message: str, *, operation_index: int, operation: Any, path: Optional[str] = None
+    ) -> None:
+        self.operation_index = operation_index
+        self.operation = operation
+        self.path = path
+        # Set by ``ag_ui.apply.apply_event``: the event whose patch failed, and the AgentState
+        # to continue with (the previous one; ACTIVITY_DELTA metadata is kept, as in TS).
+        self.event: Any = None
+        self.agent_state: Any = None
+        super().__init__(f"operation {operation_index}: {message}")
 
 
 class TransportError(AGUIError):

@@ -1,0 +1,39 @@
+"""Event-stream checks and transformations (PROTOCOL.md §5, §6.2, §6.3, §6.9), all sans-IO.
+
+- ``EventVerifier`` / ``verify_events``: is this a legal AG-UI 1.0 event sequence?
+- ``CompatibilityTranslator``: pre-1.0 shapes (THINKING_*, legacy nulls, binary parts) -> 1.0.
+- ``ChunkExpander``: ``*_CHUNK`` events -> start/content/end.
+- ``compact_events``: a shorter stream that applies to the same messages and state.
+- ``reject_optional_nulls``: the TypeScript client's "no null on optional fields" check.
+
+``ag_ui.apply.EventPipeline`` chains them with the reducer.
+"""
+
+from ag_ui.core.errors import (
+    ChunkExpansionError,
+    EventSequenceError,
+    ProtocolError,
+    UnterminatedRunError,
+)
+from ag_ui.verify._chunk_streams import ChunkTransformWarning
+from ag_ui.verify._chunks import ChunkExpander
+from ag_ui.verify._compact import compact_events
+from ag_ui.verify._compat import CompatibilityTranslator, CompatibilityWarning
+from ag_ui.verify._nulls import reject_optional_nulls
+from ag_ui.verify._stream import verify_events
+from ag_ui.verify._verifier import EventVerifier
+
+__all__ = [
+    "ChunkExpander",
+    "ChunkExpansionError",
+    "ChunkTransformWarning",
+    "CompatibilityTranslator",
+    "CompatibilityWarning",
+    "EventSequenceError",
+    "EventVerifier",
+    "ProtocolError",
+    "UnterminatedRunError",
+    "compact_events",
+    "reject_optional_nulls",
+    "verify_events",
+]

@@ -1,0 +1,488 @@
+"""Per-event-type rules of the verifier: text, tool calls, steps, reasoning, activity, subagents.
+
+``EventVerifier`` (``_verifier.py``) owns run framing and holds the state these handlers read;
+this mixin keeps each family of rules next to its PROTOCOL.md §5 table.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Callable, NoReturn, Optional
+
+from ag_ui.core.errors import EventSequenceError
+from ag_ui.core.events import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
+    ReasoningEncryptedValueEvent,
+    ReasoningEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    ReasoningStartEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+from ag_ui.verify._nulls import explicit_null, null_error
+from ag_ui.verify._ownership import Owners, owner_label
+
+__all__ = ["Handlers", "event_type_name"]
+
+_UNKNOWN = object()
+
+
+def event_type_name(event: Any) -> str:
+    kind = getattr(event, "type", None)
+    return str(kind.value) if isinstance(kind, Enum) else str(kind)
+
+
+def _field(obj: Any, name: str, wire: str) -> Any:
+    # Outcomes are models after parsing, but an in-process producer may hand over dicts.
+    if isinstance(obj, dict):
+        return obj.get(wire, obj.get(name))
+    return getattr(obj, name, None)
+
+
+def _fail(rule: str, event_type: str, message: str, **ids: Any) -> NoReturn:
+    raise EventSequenceError(message, rule=rule, event_type=event_type, ids=ids)
+
+
+class Handlers:
+    owners: Owners
+    null_checks: bool
+    open_text: dict[str, None]
+    open_tool_calls: dict[str, None]
+    open_reasoning_spans: dict[str, None]
+    open_reasoning_messages: dict[str, None]
+    open_steps: dict[Optional[str], dict[str, None]]
+    active_subagents: dict[str, None]
+    closed_subagents: set[str]
+
+    def handler_table(self) -> dict[type, Callable[[Any], None]]:
+        return {
+            TextMessageStartEvent: self._text_start,
+            TextMessageContentEvent: self._text_continue,
+            TextMessageEndEvent: self._text_continue,
+            ToolCallStartEvent: self._tool_start,
+            ToolCallArgsEvent: self._tool_continue,
+            ToolCallEndEvent: self._tool_continue,
+            ToolCallResultEvent: self._tool_result,
+            StepStartedEvent: self._step_started,
+            StepFinishedEvent: self._step_finished,
+            ActivitySnapshotEvent: self._activity_snapshot,
+            ActivityDeltaEvent: self._activity_delta,
+            ReasoningStartEvent: self._reasoning_open,
+            ReasoningMessageStartEvent: self._reasoning_open,
+            ReasoningMessageContentEvent: self._reasoning_continue,
+            ReasoningMessageEndEvent: self._reasoning_continue,
+            ReasoningEndEvent: self._reasoning_continue,
+            ReasoningEncryptedValueEvent: self._encrypted_value,
+            SubagentStartedEvent: self._subagent_started,
+            SubagentFinishedEvent: self._subagent_closed,
+            SubagentErrorEvent: self._subagent_closed,
+        }
+
+    # -- text (T1-T3) ------------------------------------------------------------------------
+
+    def _text_start(self, event: Any) -> None:
+        message_id = event.message_id
+        if message_id in self.open_text:
+            _fail(
+                "T1",
+                "TEXT_MESSAGE_START",
+                f"Cannot send 'TEXT_MESSAGE_START' event: A text message with ID "
+                f"'{message_id}' is already in progress. Complete it with "
+                "'TEXT_MESSAGE_END' first.",
+                message_id=message_id,
+            )
+        self._open_owned(self.owners.message, message_id, event, "message")
+        self.open_text[message_id] = None
+
+    def _text_continue(self, event: Any) -> None:
+        message_id = event.message_id
+        if message_id not in self.open_text:
+            name = event_type_name(event)
+            if name == "TEXT_MESSAGE_CONTENT":
+                _fail(
+                    "T2",
+                    name,
+                    "Cannot send 'TEXT_MESSAGE_CONTENT' event: No active text "
+                    f"message found with ID '{message_id}'. Start a text message with "
+                    "'TEXT_MESSAGE_START' first.",
+                    message_id=message_id,
+                )
+            _fail(
+                "T3",
+                name,
+                "Cannot send 'TEXT_MESSAGE_END' event: No active text message "
+                f"found with ID '{message_id}'. A 'TEXT_MESSAGE_START' event must be sent "
+                "first.",
+                message_id=message_id,
+            )
+        tag = event.subagent_run_id
+        if tag is not None:
+            self.owners.check(
+                self.owners.message, tag, message_id, "message", event_type_name(event)
+            )
+        if isinstance(event, TextMessageEndEvent):
+            del self.open_text[message_id]
+
+    def _open_owned(
+        self, bucket: dict[str, Optional[str]], entity_id: str, event: Any, kind: str
+    ) -> None:
+        # First writer wins: a reopen must agree with the recorded owner and never re-owns.
+        tag = event.subagent_run_id
+        if entity_id in bucket:
+            self.owners.check(bucket, tag, entity_id, kind, event_type_name(event))
+        else:
+            bucket[entity_id] = tag
+
+    # -- tool calls (C1-C3, O2, O3) --------------------------------------------------------
+
+    def _tool_start(self, event: Any) -> None:
+        call_id = event.tool_call_id
+        if call_id in self.open_tool_calls:
+            _fail(
+                "C1",
+                "TOOL_CALL_START",
+                "Cannot send 'TOOL_CALL_START' event: A tool call "
+                f"with ID '{call_id}' is already in progress. Complete it with "
+                "'TOOL_CALL_END' first.",
+                tool_call_id=call_id,
+            )
+        parent_id = event.parent_message_id
+        tag = event.subagent_run_id
+        inherited: Any = _UNKNOWN
+        if parent_id is not None and parent_id in self.owners.message:
+            parent_owner = self.owners.message[parent_id]
+            if tag is not None and tag != parent_owner:
+                _fail(
+                    "O2",
+                    "TOOL_CALL_START",
+                    f"Cannot send 'TOOL_CALL_START': "
+                    f"subagentRunId '{tag}' does not match its parent message "
+                    f"'{parent_id}' owner '{owner_label(parent_owner)}'. A tool call "
+                    "belongs to the message that carries it.",
+                    tool_call_id=call_id,
+                    parent_message_id=parent_id,
+                    subagent_run_id=tag,
+                    owner=parent_owner,
+                )
+            inherited = parent_owner
+        bucket = self.owners.tool_call
+        if call_id in bucket:
+            self.owners.check(bucket, tag, call_id, "tool call", "TOOL_CALL_START")
+            recorded = bucket[call_id]
+            if tag is None and inherited is not _UNKNOWN and inherited != recorded:
+                _fail(
+                    "O3",
+                    "TOOL_CALL_START",
+                    f"Cannot send 'TOOL_CALL_START': tool call "
+                    f"'{call_id}' is owned by '{owner_label(recorded)}' but its parent "
+                    f"message '{parent_id}' is owned by '{owner_label(inherited)}'. A tool "
+                    "call belongs to the message that carries it.",
+                    tool_call_id=call_id,
+                    parent_message_id=parent_id,
+                    owner=recorded,
+                    parent_owner=inherited,
+                )
+        else:
+            bucket[call_id] = tag if tag is not None or inherited is _UNKNOWN else inherited
+        self.open_tool_calls[call_id] = None
+
+    def _tool_continue(self, event: Any) -> None:
+        call_id = event.tool_call_id
+        if call_id not in self.open_tool_calls:
+            name = event_type_name(event)
+            if name == "TOOL_CALL_ARGS":
+                _fail(
+                    "C2",
+                    name,
+                    "Cannot send 'TOOL_CALL_ARGS' event: No active tool call "
+                    f"found with ID '{call_id}'. Start a tool call with 'TOOL_CALL_START' "
+                    "first.",
+                    tool_call_id=call_id,
+                )
+            _fail(
+                "C3",
+                name,
+                "Cannot send 'TOOL_CALL_END' event: No active tool call found "
+                f"with ID '{call_id}'. A 'TOOL_CALL_START' event must be sent first.",
+                tool_call_id=call_id,
+            )
+        tag = event.subagent_run_id
+        if tag is not None:
+            self.owners.check(
+                self.owners.tool_call, tag, call_id, "tool call", event_type_name(event)
+            )
+        if isinstance(event, ToolCallEndEvent):
+            del self.open_tool_calls[call_id]
+
+    def _tool_result(self, event: Any) -> None:
+        # C4: a creation event; the minted tool message's owner is recorded (newest wins).
+        message_id = getattr(event, "message_id", None)
+        if isinstance(message_id, str):
+            self.owners.message[message_id] = event.subagent_run_id
+
+    # -- steps (S1-S3), keyed by (owner, name) ---------------------------------------------
+
+    def _step_started(self, event: Any) -> None:
+        name, owner = event.step_name, event.subagent_run_id
+        steps = self.open_steps.setdefault(owner, {})
+        if name in steps:
+            where = f" in subagent '{owner}'" if owner is not None else ""
+            _fail(
+                "S1",
+                "STEP_STARTED",
+                f'Step "{name}" is already active for '
+                f"'STEP_STARTED'{where}. Finish it with 'STEP_FINISHED' first.",
+                step_name=name,
+                subagent_run_id=owner,
+            )
+        steps[name] = None
+
+    def _step_finished(self, event: Any) -> None:
+        name, owner = event.step_name, event.subagent_run_id
+        steps = self.open_steps.get(owner)
+        if steps is not None and name in steps:
+            del steps[name]
+            return
+        for other, other_steps in self.open_steps.items():
+            if other != owner and name in other_steps:
+                mine = f"subagent '{owner}'" if owner is not None else "the parent agent"
+                theirs = f"subagent '{other}'" if other is not None else "the parent agent"
+                _fail(
+                    "S2",
+                    "STEP_FINISHED",
+                    f"Cannot send 'STEP_FINISHED' for step "
+                    f'"{name}" attributed to {mine}: that step is open under {theirs}. A '
+                    "step must be finished by whoever started it.",
+                    step_name=name,
+                    subagent_run_id=owner,
+                    owner=other,
+                )
+        _fail(
+            "S3",
+            "STEP_FINISHED",
+            f"Cannot send 'STEP_FINISHED' for step \"{name}\" that "
+            "was not started. Send 'STEP_STARTED' first.",
+            step_name=name,
+            subagent_run_id=owner,
+        )
+
+    # -- activity (ownership only) ---------------------------------------------------------
+
+    def _activity_snapshot(self, event: Any) -> None:
+        message_id = event.message_id
+        # Only a replacing snapshot re-mints (and so re-owns) a known activity.
+        if message_id not in self.owners.activity or event.replace is not False:
+            self.owners.activity[message_id] = event.subagent_run_id
+
+    def _activity_delta(self, event: Any) -> None:
+        tag = event.subagent_run_id
+        if tag is not None:
+            self.owners.check(
+                self.owners.activity, tag, event.message_id, "activity", "ACTIVITY_DELTA"
+            )
+
+    # -- reasoning (G1-G4): spans and messages tracked separately, one shared owner map ----
+
+    def _reasoning_open(self, event: Any) -> None:
+        message_id = event.message_id
+        is_span = isinstance(event, ReasoningStartEvent)
+        still_open = self.open_reasoning_spans if is_span else self.open_reasoning_messages
+        if message_id in still_open:
+            if is_span:
+                _fail(
+                    "G1",
+                    "REASONING_START",
+                    "Cannot send 'REASONING_START' event: A "
+                    f"reasoning span with ID '{message_id}' is already in progress. Complete "
+                    "it with 'REASONING_END' first.",
+                    message_id=message_id,
+                )
+            _fail(
+                "G2",
+                "REASONING_MESSAGE_START",
+                "Cannot send 'REASONING_MESSAGE_START' "
+                f"event: A reasoning message with ID '{message_id}' is already in progress. "
+                "Complete it with 'REASONING_MESSAGE_END' first.",
+                message_id=message_id,
+            )
+        self._open_owned(self.owners.reasoning, message_id, event, "reasoning message")
+        still_open[message_id] = None
+
+    def _reasoning_continue(self, event: Any) -> None:
+        message_id = event.message_id
+        is_span = isinstance(event, ReasoningEndEvent)
+        still_open = self.open_reasoning_spans if is_span else self.open_reasoning_messages
+        name = event_type_name(event)
+        if message_id not in still_open:
+            if is_span:
+                _fail(
+                    "G4",
+                    name,
+                    "Cannot send 'REASONING_END' event: No active reasoning span "
+                    f"found with ID '{message_id}'. A 'REASONING_START' event must be sent "
+                    "first.",
+                    message_id=message_id,
+                )
+            _fail(
+                "G3",
+                name,
+                f"Cannot send '{name}' event: No active reasoning message found "
+                f"with ID '{message_id}'. Start a reasoning message with "
+                "'REASONING_MESSAGE_START' first.",
+                message_id=message_id,
+            )
+        tag = event.subagent_run_id
+        if tag is not None:
+            self.owners.check(self.owners.reasoning, tag, message_id, "reasoning message", name)
+        if not isinstance(event, ReasoningMessageContentEvent):
+            del still_open[message_id]
+
+    def _encrypted_value(self, event: Any) -> None:
+        # G5: no open check, ownership only; the subtype picks the bucket.
+        tag = event.subagent_run_id
+        if tag is None:
+            return
+        entity_id, subtype = event.entity_id, event.subtype
+        owners = self.owners
+        if subtype == "tool-call":
+            bucket, kind = owners.tool_call, "tool call"
+        elif subtype == "message":
+            bucket = owners.message if entity_id in owners.message else owners.reasoning
+            kind = "message"
+        else:
+            bucket, kind = owners.reasoning, "reasoning message"
+        owners.check(bucket, tag, entity_id, kind, "REASONING_ENCRYPTED_VALUE")
+
+    # -- subagents (N2-N5, A1-A6) ----------------------------------------------------------
+
+    def _subagent_nulls(self, event: Any, name: str, fields: tuple[tuple[str, str], ...]) -> None:
+        if self.null_checks:
+            for attribute, wire in fields:
+                if explicit_null(event, attribute):
+                    null_error("N2", name, wire, {"subagent_run_id": event.subagent_run_id})
+        outcome = getattr(event, "outcome", None)
+        if outcome is None:
+            return
+        kind = _field(outcome, "type", "type")
+        if kind not in ("success", "suspended"):
+            _fail(
+                "N3",
+                name,
+                f"Cannot send '{name}' with outcome type '{kind}'. The outcome is "
+                'either { type: "success" } or { type: "suspended" }.',
+            )
+        if self.null_checks and (
+            explicit_null(outcome, "interrupt_ids")
+            or (
+                isinstance(outcome, dict)
+                and "interruptIds" in outcome
+                and outcome["interruptIds"] is None
+            )
+        ):
+            null_error("N4", name, "outcome.interruptIds", {})
+        ids = _field(outcome, "interrupt_ids", "interruptIds")
+        if isinstance(ids, list) and any(not isinstance(i, str) for i in ids):
+            _fail(
+                "N5",
+                name,
+                f"Cannot send '{name}' with a non-string entry in "
+                "'outcome.interruptIds'. Interrupt ids are strings.",
+            )
+
+    def _subagent_started(self, event: Any) -> None:
+        self._subagent_nulls(
+            event,
+            "SUBAGENT_STARTED",
+            (
+                ("description", "description"),
+                ("parent_subagent_run_id", "parentSubagentRunId"),
+                ("parent_tool_call_id", "parentToolCallId"),
+                ("parent_message_id", "parentMessageId"),
+            ),
+        )
+        run_id = getattr(event, "subagent_run_id", None)
+        if not isinstance(run_id, str):
+            _fail(
+                "A1",
+                "SUBAGENT_STARTED",
+                "Cannot send 'SUBAGENT_STARTED' without a 'subagentRunId'.",
+            )
+        if not isinstance(getattr(event, "name", None), str):
+            _fail(
+                "A1",
+                "SUBAGENT_STARTED",
+                "Cannot send 'SUBAGENT_STARTED' without a 'name'.",
+                subagent_run_id=run_id,
+            )
+        if run_id in self.active_subagents:
+            _fail(
+                "A2",
+                "SUBAGENT_STARTED",
+                f"Cannot send 'SUBAGENT_STARTED': subagent "
+                f"'{run_id}' is already active. Finish it with 'SUBAGENT_FINISHED' first.",
+                subagent_run_id=run_id,
+            )
+        if run_id in self.closed_subagents:
+            _fail(
+                "A3",
+                "SUBAGENT_STARTED",
+                f"Cannot send 'SUBAGENT_STARTED': subagent "
+                f"'{run_id}' has already finished in this run. Subagent IDs are "
+                "per-invocation and cannot be reused.",
+                subagent_run_id=run_id,
+            )
+        parent = getattr(event, "parent_subagent_run_id", None)
+        if (
+            parent is not None
+            and parent not in self.active_subagents
+            and parent not in self.closed_subagents
+        ):
+            _fail(
+                "A4",
+                "SUBAGENT_STARTED",
+                f"Cannot send 'SUBAGENT_STARTED': "
+                f"parentSubagentRunId '{parent}' has not been started in this run.",
+                subagent_run_id=run_id,
+                parent_subagent_run_id=parent,
+            )
+        self.active_subagents[run_id] = None
+
+    def _subagent_closed(self, event: Any) -> None:
+        name = event_type_name(event)
+        is_error = isinstance(event, SubagentErrorEvent)
+        self._subagent_nulls(
+            event, name, (("code", "code"),) if is_error else (("outcome", "outcome"),)
+        )
+        run_id = getattr(event, "subagent_run_id", None)
+        if not isinstance(run_id, str):
+            _fail("A5", name, f"Cannot send '{name}' without a 'subagentRunId'.")
+        if is_error and not isinstance(getattr(event, "message", None), str):
+            _fail(
+                "A5",
+                name,
+                "Cannot send 'SUBAGENT_ERROR' without a 'message'.",
+                subagent_run_id=run_id,
+            )
+        if run_id not in self.active_subagents:
+            _fail(
+                "A6",
+                name,
+                f"Cannot send '{name}': no active subagent found with ID "
+                f"'{run_id}'. A 'SUBAGENT_STARTED' event must be sent first.",
+                subagent_run_id=run_id,
+            )
+        del self.active_subagents[run_id]
+        self.closed_subagents.add(run_id)

@@ -1,0 +1,91 @@
+"""The verifier's null checks on the subagent surface (PROTOCOL.md §5.2, rules N1-N7).
+
+Pydantic reads a wire ``null`` on an optional field as ``None`` and records the field as set, so
+``None`` together with membership in ``__pydantic_fields_set__`` is exactly "the producer wrote
+null" (an absent field is not in the set). The TypeScript client rejects these nulls; so do we.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NoReturn, Optional
+
+from ag_ui.core.errors import AGUIValidationError, EventSequenceError
+
+__all__ = ["check_message_nulls", "explicit_null", "null_error", "reject_optional_nulls"]
+
+
+def explicit_null(model: Any, field: str) -> bool:
+    """True when ``field`` of the pydantic ``model`` was given explicitly as ``None``/``null``."""
+    if getattr(model, field, None) is not None:
+        return False
+    fields_set = getattr(model, "__pydantic_fields_set__", None)
+    return fields_set is not None and field in fields_set
+
+
+def null_error(rule: str, event_type: str, wire_field: str, ids: dict[str, Any]) -> NoReturn:
+    raise EventSequenceError(
+        f"Cannot send '{event_type}' with '{wire_field}: null'. "
+        "The field is optional — omit it entirely.",
+        rule=rule,
+        event_type=event_type,
+        ids=ids,
+    )
+
+
+def check_message_nulls(event_type: str, messages: Optional[Iterable[Any]]) -> None:
+    """N7: replayed history (MESSAGES_SNAPSHOT, RUN_STARTED.input) must not tag with null."""
+    for message in messages or ():
+        if explicit_null(message, "subagent_run_id"):
+            message_id = getattr(message, "id", None)
+            raise EventSequenceError(
+                f"Cannot send a message (id '{message_id}') with 'subagentRunId: null'. "
+                "The field is optional — omit it entirely.",
+                rule="N7",
+                event_type=event_type,
+                ids={"message_id": message_id},
+            )
+
+
+# Fields whose explicit null the verifier reports itself, with a rule code (N1, N2).
+_VERIFIER_NULLS = frozenset(
+    {
+        "subagent_run_id",
+        "description",
+        "parent_subagent_run_id",
+        "parent_tool_call_id",
+        "parent_message_id",
+        "outcome",
+        "code",
+    }
+)
+_SUBAGENT_TYPES = frozenset({"SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"})
+
+
+def reject_optional_nulls(event: Any) -> None:
+    """Reject ``null`` on an optional top-level field, as the TypeScript client's schemas do.
+
+    Run it after ``CompatibilityTranslator`` (which turns the grandfathered legacy nulls into
+    absent fields). Nulls the verifier reports with its own rule (``subagentRunId``; the
+    optional fields of SUBAGENT_*) are left to it. Raises ``AGUIValidationError``.
+    """
+    fields_set = getattr(event, "__pydantic_fields_set__", None)
+    if not fields_set:
+        return
+    cls = event.__class__
+    for name in fields_set:
+        if getattr(event, name, 0) is not None:
+            continue
+        info = cls.model_fields.get(name)
+        if info is None or info.is_required():
+            continue  # an unknown (extra) field, or a required field whose value may be null
+        if name == "subagent_run_id":
+            continue
+        type_name = getattr(getattr(event, "type", None), "value", None)
+        if name in _VERIFIER_NULLS and type_name in _SUBAGENT_TYPES:
+            continue
+        wire = info.alias or name
+        raise AGUIValidationError(
+            f"{type_name} event",
+            [f'"{wire}": null is not allowed on an optional field; omit the field instead'],
+        )
