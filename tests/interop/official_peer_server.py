@@ -11,6 +11,9 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import StreamingResponse
+
 from ag_ui.core import (
     BaseEvent,
     EventType,
@@ -35,8 +38,6 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 from ag_ui.encoder import EventEncoder
-from fastapi import FastAPI, Request
-from fastapi.responses import StreamingResponse
 
 app = FastAPI()
 Scenario = Callable[[RunAgentInput], Iterator[BaseEvent]]
@@ -49,9 +50,13 @@ def scenario(function: Scenario) -> Scenario:
 
 
 def _text(message_id: str, *words: str) -> Iterator[BaseEvent]:
-    yield TextMessageStartEvent(type=EventType.TEXT_MESSAGE_START, message_id=message_id, role="assistant")
+    yield TextMessageStartEvent(
+        type=EventType.TEXT_MESSAGE_START, message_id=message_id, role="assistant"
+    )
     for word in words:
-        yield TextMessageContentEvent(type=EventType.TEXT_MESSAGE_CONTENT, message_id=message_id, delta=word)
+        yield TextMessageContentEvent(
+            type=EventType.TEXT_MESSAGE_CONTENT, message_id=message_id, delta=word
+        )
     yield TextMessageEndEvent(type=EventType.TEXT_MESSAGE_END, message_id=message_id)
 
 
@@ -63,15 +68,20 @@ def text(run: RunAgentInput) -> Iterator[BaseEvent]:
 @scenario
 def tool(run: RunAgentInput) -> Iterator[BaseEvent]:
     yield ToolCallStartEvent(
-        type=EventType.TOOL_CALL_START, tool_call_id="call-1", tool_call_name="get_weather",
+        type=EventType.TOOL_CALL_START,
+        tool_call_id="call-1",
+        tool_call_name="get_weather",
         parent_message_id="m-tool",
     )
     for piece in ['{"city":', ' "Par', 'is"}']:
         yield ToolCallArgsEvent(type=EventType.TOOL_CALL_ARGS, tool_call_id="call-1", delta=piece)
     yield ToolCallEndEvent(type=EventType.TOOL_CALL_END, tool_call_id="call-1")
     yield ToolCallResultEvent(
-        type=EventType.TOOL_CALL_RESULT, message_id="m-result", tool_call_id="call-1",
-        content='{"temp": 21}', role="tool",
+        type=EventType.TOOL_CALL_RESULT,
+        message_id="m-result",
+        tool_call_id="call-1",
+        content='{"temp": 21}',
+        role="tool",
     )
     yield from _text("m-answer", "It is 21", " degrees.")
 
@@ -83,13 +93,14 @@ def state(run: RunAgentInput) -> Iterator[BaseEvent]:
     )
     yield StateDeltaEvent(
         type=EventType.STATE_DELTA,
-        delta=[{"op": "replace", "path": "/count", "value": 1},
-               {"op": "add", "path": "/items/-", "value": "a"}],
+        delta=[
+            {"op": "replace", "path": "/count", "value": 1},
+            {"op": "add", "path": "/items/-", "value": "a"},
+        ],
     )
     yield StateDeltaEvent(
         type=EventType.STATE_DELTA,
-        delta=[{"op": "add", "path": "/items/-", "value": "b"},
-               {"op": "remove", "path": "/seen"}],
+        delta=[{"op": "add", "path": "/items/-", "value": "b"}, {"op": "remove", "path": "/seen"}],
     )
 
 
@@ -110,7 +121,9 @@ def reasoning(run: RunAgentInput) -> Iterator[BaseEvent]:
 
 @scenario
 def chunks(run: RunAgentInput) -> Iterator[BaseEvent]:
-    yield TextMessageChunkEvent(type=EventType.TEXT_MESSAGE_CHUNK, message_id="m-chunk", delta="chunked ")
+    yield TextMessageChunkEvent(
+        type=EventType.TEXT_MESSAGE_CHUNK, message_id="m-chunk", delta="chunked "
+    )
     yield TextMessageChunkEvent(type=EventType.TEXT_MESSAGE_CHUNK, delta="text")
 
 
@@ -135,16 +148,20 @@ async def run_scenario(name: str, request: Request) -> StreamingResponse:
     steps = SCENARIOS[name]
 
     async def body() -> AsyncIterator[str]:
-        yield encoder.encode(RunStartedEvent(
-            type=EventType.RUN_STARTED, thread_id=run.thread_id, run_id=run.run_id
-        ))
+        yield encoder.encode(
+            RunStartedEvent(type=EventType.RUN_STARTED, thread_id=run.thread_id, run_id=run.run_id)
+        )
         for event in steps(run):
             yield encoder.encode(event)
         if name not in SCENARIOS_WITH_OWN_END:
-            yield encoder.encode(RunFinishedEvent(
-                type=EventType.RUN_FINISHED, thread_id=run.thread_id, run_id=run.run_id,
-                result={"scenario": name},
-            ))
+            yield encoder.encode(
+                RunFinishedEvent(
+                    type=EventType.RUN_FINISHED,
+                    thread_id=run.thread_id,
+                    run_id=run.run_id,
+                    result={"scenario": name},
+                )
+            )
 
     return StreamingResponse(body(), media_type=encoder.get_content_type())
 

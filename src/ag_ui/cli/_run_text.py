@@ -99,9 +99,7 @@ class TextReporter:
         code = f"[{event.code}] " if event.code else ""
         self._line(f"run error: {code}{event.message}")
 
-    def summary(
-        self, agent: Any, result: Any, error: Optional[BaseException], events: int
-    ) -> None:
+    def summary(self, agent: Any, result: Any, error: Optional[BaseException], events: int) -> None:
         """The closing lines: outcome, counts, open interrupts, pending tool calls, state."""
         if error is not None:
             self._line(f"--- failed after {events} event(s): {type(error).__name__}: {error}")

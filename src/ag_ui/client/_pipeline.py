@@ -1,32 +1,47 @@
-"""The client's one seam onto ``ag_ui.verify`` / ``ag_ui.apply``: expand, verify, reduce.
+"""The client's seam onto ``ag_ui.verify``: compatibility -> null checks -> chunks -> verify.
 
-Kept apart so the agent only needs ``expand`` (compatibility -> chunks -> verify) and ``apply``
-(the default reducer), with subscribers running in between.
+The same stages as ``ag_ui.apply.EventPipeline``, split so that subscribers can run between
+verification and the reducer (they may replace messages/state or stop the default handling).
+Events come out one at a time: each is applied before the next one is verified, as in the
+TypeScript client's operator chain.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from ag_ui.core.decoding import AnyEvent
-from ag_ui.core.types import Message
+from ag_ui.verify import (
+    ChunkExpander,
+    CompatibilityTranslator,
+    EventVerifier,
+    reject_optional_nulls,
+)
 
 __all__ = ["RunPipeline"]
 
 
 class RunPipeline:
-    """Per-run processing state. PROVISIONAL until the verify branch lands."""
+    """Per-run expansion and verification. ``strict=False`` skips the sequence verifier
+    (compatibility, null checks and chunk expansion still run)."""
 
-    def __init__(self, messages: list[Message], state: Any, *, strict: bool = True) -> None:
-        self.messages = messages
-        self.state = state
-        self.strict = strict
+    def __init__(self, *, strict: bool = True) -> None:
+        self.compatibility = CompatibilityTranslator()
+        self.chunks = ChunkExpander()
+        self.verifier = EventVerifier(strict_end=False) if strict else None
 
-    def expand(self, event: AnyEvent) -> list[Any]:
-        return [event]
-
-    def apply(self, event: Any) -> None:
-        return None
+    def expand(self, event: Any) -> Iterator[Any]:
+        """The verified 1.0 events one received event stands for (often exactly one)."""
+        verifier = self.verifier
+        for translated in self.compatibility.feed(event):
+            reject_optional_nulls(translated)
+            for expanded in self.chunks.feed(translated):
+                if verifier is not None:
+                    verifier.feed(expanded)
+                yield expanded
 
     def finish(self) -> None:
-        return None
+        """End of stream: drop unfinished chunk streams (ends are checked by the agent)."""
+        self.chunks.finish()
+        if self.verifier is not None:
+            self.verifier.finish()

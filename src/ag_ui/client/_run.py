@@ -1,5 +1,5 @@
-"""One run's event handling between the pipeline's expansion and its reducer: subscribers
-(with mutations and ``stop_propagation``), the default apply, run bookkeeping, notifications.
+"""One run's event handling after verification: subscribers (with mutations and
+``stop_propagation``), the default reducer, run bookkeeping and change notifications (§6.4).
 """
 
 from __future__ import annotations
@@ -8,12 +8,13 @@ import json
 import warnings
 from typing import Any, Optional
 
+from ag_ui.apply import AgentState, PatchError, apply_event
+from ag_ui.apply._pipeline import PatchFailedWarning
+from ag_ui.client._messages import MESSAGE_ADAPTER
 from ag_ui.client._partial_json import parse_partial_object
-from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client.result import RunAgentResult
 from ag_ui.client.subscriber import (
     CALLBACK_NAMES,
-    MutationOutcome,
     SubscriberParams,
     callback_name_for,
     run_subscribers,
@@ -46,25 +47,29 @@ _STATE_EVENTS = frozenset({"STATE_SNAPSHOT", "STATE_DELTA"})
 _NEW_MESSAGE_EVENTS = frozenset({"TEXT_MESSAGE_END", "REASONING_MESSAGE_END", "TOOL_CALL_RESULT"})
 
 
-def _find_message(messages: list[Message], message_id: Optional[str]) -> Optional[Message]:
-    for message in reversed(messages):
-        if message.id == message_id:
-            return message
-    return None
+def _message(state: AgentState, message_id: Optional[str]) -> Optional[dict[str, Any]]:
+    if message_id is None:
+        return None
+    position = state.message_position(message_id)
+    return state.messages[position] if position >= 0 else None
 
 
-def _find_tool_call(messages: list[Message], tool_call_id: str) -> Optional[ToolCall]:
-    for message in reversed(messages):
-        for call in getattr(message, "tool_calls", None) or ():
-            if call.id == tool_call_id:
-                found: ToolCall = call
+def _tool_call(state: AgentState, tool_call_id: str) -> Optional[dict[str, Any]]:
+    for message in reversed(state.messages):
+        for call in message.get("toolCalls") or ():
+            if call.get("id") == tool_call_id:
+                found: dict[str, Any] = call
                 return found
     return None
 
 
-def _text(message: Optional[Message]) -> str:
-    content = getattr(message, "content", None)
+def _text(message: Optional[dict[str, Any]]) -> str:
+    content = message.get("content") if message is not None else None
     return content if isinstance(content, str) else ""
+
+
+def _typed(message: Optional[dict[str, Any]]) -> Optional[Message]:
+    return MESSAGE_ADAPTER.validate_python(message) if message is not None else None
 
 
 def _parse_args(text: str) -> dict[str, Any]:
@@ -76,27 +81,22 @@ def _parse_args(text: str) -> dict[str, Any]:
 
 
 class RunProcessor:
-    """Feeds each expanded event through subscribers and the reducer, and keeps the run's books.
+    """Feeds each verified event through subscribers and the reducer, and keeps the books.
 
     ``run_ended`` follows the last run in the stream (several sequential runs are legal).
     """
 
     def __init__(
-        self,
-        agent: Any,
-        pipeline: RunPipeline,
-        subscribers: list[Any],
-        input: RunAgentInput,
-        result: RunAgentResult,
+        self, agent: Any, subscribers: list[Any], input: RunAgentInput, result: RunAgentResult
     ) -> None:
         self.agent = agent
-        self.pipeline = pipeline
         self.subscribers = subscribers
         self.input = input
         self.result = result
         self.count = 0
         self.last_type: Optional[str] = None
         self.run_ended = False
+        self.patch_errors: list[PatchError] = []
         self._answered: dict[str, bool] = {}  # tool calls started this run -> got a result
         self._error: Optional[RunError] = None
         self._callbacks = {
@@ -129,73 +129,70 @@ class RunProcessor:
         elif kind == "TOOL_CALL_RESULT":
             self._answered[event.tool_call_id] = True
         params: Optional[SubscriberParams] = None
-        stopped = False
-        messages_changed = state_changed = False
         if kind == "RUN_FINISHED":
-            params = self._params(event)
+            params = SubscriberParams(self.agent, self.input, event=event)
             self._finish_params(params, event)
+        stopped = messages_changed = state_changed = False
         if self._callbacks:
-            params = params or self._params(event)
+            params = params or SubscriberParams(self.agent, self.input, event=event)
             if "on_event" in self._callbacks:
                 outcome = await run_subscribers(self.subscribers, "on_event", params)
-                messages_changed, state_changed = self._take(outcome)
+                messages_changed, state_changed = outcome.messages_changed, outcome.state_changed
                 stopped = outcome.stopped
             name = callback_name_for(kind)
             if not stopped and name in self._callbacks:
                 self._event_params(params, kind, event)
                 outcome = await run_subscribers(self.subscribers, name, params)
-                changed = self._take(outcome)
-                messages_changed = messages_changed or changed[0]
-                state_changed = state_changed or changed[1]
+                messages_changed = messages_changed or outcome.messages_changed
+                state_changed = state_changed or outcome.state_changed
                 stopped = outcome.stopped
-        existed = kind == "ACTIVITY_SNAPSHOT" and self._has_message(event.message_id)
+        existed = kind == "ACTIVITY_SNAPSHOT" and (
+            _message(self.agent._agent_state, event.message_id) is not None
+        )
         if not stopped:
-            self.pipeline.apply(event)
+            self._apply(event)
             messages_changed = messages_changed or kind in _MESSAGE_EVENTS
             state_changed = state_changed or kind in _STATE_EVENTS
-        self.agent.messages = self.pipeline.messages
-        self.agent.state = self.pipeline.state
         if kind == "RUN_FINISHED":
             assert params is not None
-            self._record_finish(params, event, stopped)
+            self._record_finish(params, stopped)
         elif kind == "RUN_ERROR":
             self.run_ended = True
             self._error = RunError(event.message, code=event.code)
         if self._callbacks:
             await self._notify(kind, event, messages_changed, state_changed, existed)
 
-    def _params(self, event: Any) -> SubscriberParams:
-        return SubscriberParams(
-            self.pipeline.messages, self.pipeline.state, self.agent, self.input, event=event
-        )
-
-    def _take(self, outcome: MutationOutcome) -> tuple[bool, bool]:
-        if outcome.messages_changed:
-            self.pipeline.messages = outcome.messages
-        if outcome.state_changed:
-            self.pipeline.state = outcome.state
-        return outcome.messages_changed, outcome.state_changed
-
-    def _has_message(self, message_id: str) -> bool:
-        return _find_message(self.pipeline.messages, message_id) is not None
+    def _apply(self, event: Any) -> None:
+        try:
+            self.agent._agent_state = apply_event(self.agent._agent_state, event)
+        except PatchError as error:
+            # As in TypeScript: a patch that does not apply is skipped, the run continues.
+            self.agent._agent_state = error.agent_state
+            self.patch_errors.append(error)
+            warnings.warn(
+                f"{event.type.value} could not be applied and was skipped: {error}",
+                PatchFailedWarning,
+                stacklevel=2,
+            )
 
     def _event_params(self, params: SubscriberParams, kind: str, event: Any) -> None:
-        messages = self.pipeline.messages
+        state = self.agent._agent_state
         if kind in ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"):
-            params.text_message_buffer = _text(_find_message(messages, event.message_id))
+            params.text_message_buffer = _text(_message(state, event.message_id))
         elif kind in ("REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END"):
-            params.reasoning_message_buffer = _text(_find_message(messages, event.message_id))
+            params.reasoning_message_buffer = _text(_message(state, event.message_id))
         elif kind in ("TOOL_CALL_ARGS", "TOOL_CALL_END"):
-            call = _find_tool_call(messages, event.tool_call_id)
-            buffer = call.function.arguments if call is not None else ""
-            params.tool_call_name = call.function.name if call is not None else None
+            call = _tool_call(state, event.tool_call_id)
+            function = call.get("function", {}) if call is not None else {}
+            buffer = function.get("arguments", "")
+            params.tool_call_name = function.get("name")
             if kind == "TOOL_CALL_ARGS":
                 params.tool_call_buffer = buffer
                 params.partial_tool_call_args = parse_partial_object(buffer)
             else:
                 params.tool_call_args = _parse_args(buffer)
         elif kind in ("ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"):
-            existing = _find_message(messages, event.message_id)
+            existing = _typed(_message(state, event.message_id))
             params.existing_message = existing
             if existing is not None and existing.role == "activity":
                 params.activity_message = existing
@@ -217,11 +214,11 @@ class RunProcessor:
                 else [call_id for call_id, answered in self._answered.items() if not answered]
             )
 
-    def _record_finish(self, params: SubscriberParams, event: Any, stopped: bool) -> None:
+    def _record_finish(self, params: SubscriberParams, stopped: bool) -> None:
         self.run_ended = True
         result = self.result
         result.finished = True
-        result.outcome = event.outcome
+        result.outcome = params.event.outcome
         result.result = params.result
         result.interrupts = list(params.interrupts)
         result.pending_tool_call_ids = list(params.pending_tool_call_ids)
@@ -245,20 +242,22 @@ class RunProcessor:
     ) -> None:
         callbacks = self._callbacks
         if messages_changed and "on_messages_changed" in callbacks:
-            await run_subscribers(self.subscribers, "on_messages_changed", self._params(None))
+            params = SubscriberParams(self.agent, self.input)
+            await run_subscribers(self.subscribers, "on_messages_changed", params)
         if state_changed and "on_state_changed" in callbacks:
-            await run_subscribers(self.subscribers, "on_state_changed", self._params(None))
+            params = SubscriberParams(self.agent, self.input)
+            await run_subscribers(self.subscribers, "on_state_changed", params)
         if "on_new_message" in callbacks and (
             kind in _NEW_MESSAGE_EVENTS or (kind == "ACTIVITY_SNAPSHOT" and not existed)
         ):
-            message = _find_message(self.pipeline.messages, event.message_id)
+            message = _typed(_message(self.agent._agent_state, event.message_id))
             if message is not None:
-                params = self._params(None)
-                params.message = message
+                params = SubscriberParams(self.agent, self.input, message=message)
                 await run_subscribers(self.subscribers, "on_new_message", params)
         if kind == "TOOL_CALL_END" and "on_new_tool_call" in callbacks:
-            call = _find_tool_call(self.pipeline.messages, event.tool_call_id)
+            call = _tool_call(self.agent._agent_state, event.tool_call_id)
             if call is not None:
-                params = self._params(None)
-                params.tool_call = call
+                params = SubscriberParams(
+                    self.agent, self.input, tool_call=ToolCall.model_validate(call)
+                )
                 await run_subscribers(self.subscribers, "on_new_tool_call", params)

@@ -16,6 +16,8 @@ from typing import Any, Optional, TypeVar, Union
 
 import httpx
 
+from ag_ui.apply import AgentState
+from ag_ui.apply._state import to_wire
 from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client._run import RunProcessor
 from ag_ui.client.interrupts import check_resume_covers
@@ -96,8 +98,12 @@ class HttpAgent:
         self.agent_id = agent_id or str(uuid.uuid4())
         self.description = description
         self.thread_id = thread_id or str(uuid.uuid4())
-        self.messages: list[Message] = [_as_message(m) for m in initial_messages or []]
-        self.state: Any = copy.deepcopy(initial_state) if initial_state is not None else {}
+        self._agent_state = AgentState(
+            messages=[_as_message(m) for m in initial_messages or []],
+            state=copy.deepcopy(initial_state) if initial_state is not None else {},
+        )
+        self._typed: Optional[list[Message]] = None
+        self._typed_for: Optional[AgentState] = None
         self.timeout = timeout
         self.idle_timeout = idle_timeout
         self.proto = proto
@@ -108,6 +114,45 @@ class HttpAgent:
         self.pending_interrupts: list[Interrupt] = []
         self.is_running = False
         self._signal: Optional[AbortSignal] = None
+
+    # -- conversation --------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation as typed messages, current while a run is processing.
+
+        Kept as wire JSON inside (what the reducer edits and the next request sends) and
+        validated into models on first access after each change.
+        """
+        if self._typed is None or self._typed_for is not self._agent_state:
+            self._typed = self._agent_state.typed_messages()
+            self._typed_for = self._agent_state
+        return self._typed
+
+    @messages.setter
+    def messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
+        typed = [_as_message(m) for m in messages]
+        self._agent_state = self._agent_state.evolve(messages=tuple(to_wire(typed)))
+        self._typed, self._typed_for = typed, self._agent_state
+
+    @property
+    def state(self) -> Any:
+        """The agent state (any JSON value); replaced by snapshots, patched by deltas."""
+        return self._agent_state.state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self._agent_state = self._agent_state.evolve(state=to_wire(state))
+
+    @property
+    def agent_state(self) -> AgentState:
+        """The reducer's immutable view (wire-JSON messages, state, run bookkeeping)."""
+        return self._agent_state
+
+    def _sync_typed_messages(self) -> None:
+        """Fold in-place edits of the list ``messages`` handed out (e.g. ``append``) back."""
+        if self._typed is not None and self._typed_for is self._agent_state:
+            self.messages = list(self._typed)
 
     # -- configuration -------------------------------------------------------------------
 
@@ -132,8 +177,9 @@ class HttpAgent:
         messages, state and pending interrupts (no active run)."""
         twin = copy.copy(self)
         twin.headers = dict(self.headers)
-        twin.messages = copy.deepcopy(self.messages)
-        twin.state = copy.deepcopy(self.state)
+        self._sync_typed_messages()
+        twin._typed = twin._typed_for = None
+        twin._agent_state = self._agent_state  # immutable: sharing it is copying it
         twin.pending_interrupts = copy.deepcopy(self.pending_interrupts)
         twin.subscribers = list(self.subscribers)
         twin.middlewares = list(self.middlewares)
@@ -143,13 +189,14 @@ class HttpAgent:
 
     def add_message(self, message: Union[Message, Mapping[str, Any]]) -> None:
         """Append a message (a model or a wire/Python-named dict) to the conversation."""
-        self.messages.append(_as_message(message))
+        self.add_messages([message])
 
     def add_messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
-        self.messages.extend(_as_message(m) for m in messages)
+        self._sync_typed_messages()
+        self.messages = [*self.messages, *messages]
 
     def set_messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
-        self.messages = [_as_message(m) for m in messages]
+        self.messages = list(messages)
 
     def set_state(self, state: Any) -> None:
         self.state = copy.deepcopy(state)
@@ -176,7 +223,7 @@ class HttpAgent:
             "thread_id": self.thread_id,
             "run_id": run_id or str(uuid.uuid4()),
             "protocol_version": PROTOCOL_VERSION,
-            "messages": [m for m in self.messages if m.role != "activity"],
+            "messages": [m for m in self._agent_state.messages if m.get("role") != "activity"],
             "tools": list(tools or []),
             "context": list(context or []),
             "state": copy.deepcopy(self.state),
@@ -282,18 +329,19 @@ class HttpAgent:
     ) -> AsyncGenerator[Any, None]:
         if self.is_running:
             raise AGUIError("this agent is already running; clone() it for concurrent runs")
+        self._sync_typed_messages()
         input = self.prepare_input(**parameters)
         check_resume_covers(self.pending_interrupts, input.resume)
         subscribers = [*self.subscribers, *([_as_subscriber(subscriber)] if subscriber else [])]
         signal = self._signal = AbortSignal()
         result = RunAgentResult(run_id=input.run_id)
         record.append(result)
-        known_ids = {message.id for message in self.messages}
+        known_ids = {message["id"] for message in self._agent_state.messages}
         self.is_running = True
         try:
             input = await self._initialize(input, subscribers)
-            pipeline = RunPipeline(self.messages, self.state, strict=self.strict)
-            processor = RunProcessor(self, pipeline, subscribers, input, result)
+            pipeline = RunPipeline(strict=self.strict)
+            processor = RunProcessor(self, subscribers, input, result)
             source = chain(self.middlewares, _Transport(self, signal)).run(input)
             async with _closing(source):
                 async for raw in source:
@@ -324,14 +372,13 @@ class HttpAgent:
     async def _initialize(self, input: RunAgentInput, subscribers: list[Any]) -> RunAgentInput:
         if not subscribers:
             return input
-        params = SubscriberParams(self.messages, self.state, self, input)
+        params = SubscriberParams(self, input)
         outcome = await run_subscribers(subscribers, "on_run_initialized", params)
         if not (outcome.messages_changed or outcome.state_changed):
             return input
-        self.messages, self.state = outcome.messages, outcome.state
         return input.model_copy(
             update={
-                "messages": [m for m in self.messages if m.role != "activity"],
+                "messages": [m for m in self._agent_state.messages if m.get("role") != "activity"],
                 "state": copy.deepcopy(self.state),
             }
         )
@@ -342,17 +389,14 @@ class HttpAgent:
         """Run ``on_run_failed``; True when a subscriber swallowed the error."""
         if not subscribers:
             return False
-        params = SubscriberParams(self.messages, self.state, self, input, error=error)
+        params = SubscriberParams(self, input, error=error)
         outcome = await run_subscribers(subscribers, "on_run_failed", params)
-        self.messages, self.state = outcome.messages, outcome.state
         return outcome.stopped
 
     async def _finalize(self, input: RunAgentInput, subscribers: list[Any]) -> None:
         if not subscribers:
             return
-        params = SubscriberParams(self.messages, self.state, self, input)
-        outcome = await run_subscribers(subscribers, "on_run_finalized", params)
-        self.messages, self.state = outcome.messages, outcome.state
+        await run_subscribers(subscribers, "on_run_finalized", SubscriberParams(self, input))
 
     # -- discovery -----------------------------------------------------------------------
 

@@ -122,12 +122,11 @@ class AgentStateMutation:
 class SubscriberParams:
     """Everything a callback gets. Fields that do not apply to a callback stay ``None``.
 
-    ``messages`` and ``state`` are the working copies: treat them as read-only and return an
+    ``messages`` and ``state`` read the agent's current working values (each subscriber sees
+    what the previous one returned); treat them as read-only and return an
     ``AgentStateMutation`` to change them.
     """
 
-    messages: list[Message]
-    state: Any
     agent: Any
     input: Optional[RunAgentInput] = None
     event: Any = None
@@ -153,6 +152,16 @@ class SubscriberParams:
     message: Optional[Message] = None
     tool_call: Optional[ToolCall] = None
 
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation as typed messages (built on first access per change)."""
+        messages: list[Message] = self.agent.messages
+        return messages
+
+    @property
+    def state(self) -> Any:
+        return self.agent.state
+
 
 class AgentSubscriber:
     """Base class for subscribers; or pass callbacks as keywords:
@@ -170,10 +179,8 @@ class AgentSubscriber:
 
 @dataclass
 class MutationOutcome:
-    """The working copies after all subscribers ran, and whether one stopped propagation."""
+    """What the subscribers did: changed messages/state, stopped propagation."""
 
-    messages: list[Message]
-    state: Any
     stopped: bool = False
     messages_changed: bool = False
     state_changed: bool = False
@@ -189,37 +196,35 @@ async def _call(callback: Any, params: SubscriberParams) -> Any:
 async def run_subscribers(
     subscribers: Iterable[Any], name: str, params: SubscriberParams
 ) -> MutationOutcome:
-    """Run callback ``name`` of each subscriber in order, threading mutations through.
+    """Run callback ``name`` of each subscriber in order, applying each mutation to
+    ``params.agent`` at once so the next subscriber sees it.
 
     A callback that raises is logged on the ``ag_ui.client`` logger and skipped, as in the
     TypeScript client: a broken UI hook must not kill the run. A returned dict is read as an
-    ``AgentStateMutation``.
+    ``AgentStateMutation``; returned messages and state are copied.
     """
-    outcome = MutationOutcome(params.messages, params.state)
+    outcome = MutationOutcome()
+    agent = params.agent
     for subscriber in subscribers:
         callback = getattr(subscriber, name, None)
         if callback is None:
             continue
-        params.messages, params.state = outcome.messages, outcome.state
         try:
             returned = await _call(callback, params)
         except Exception:
             logger.exception("subscriber %s.%s failed; skipped", type(subscriber).__name__, name)
             continue
-        if returned is None:
-            continue
+        if isinstance(returned, dict):
+            returned = AgentStateMutation(**returned)
         if not isinstance(returned, AgentStateMutation):
-            returned = AgentStateMutation(**returned) if isinstance(returned, dict) else None
-            if returned is None:
-                continue
-        if returned.messages is not UNSET and returned.messages is not outcome.messages:
-            outcome.messages = copy.deepcopy(list(returned.messages))
+            continue
+        if returned.messages is not UNSET and returned.messages is not agent.messages:
+            agent.messages = copy.deepcopy(list(returned.messages))
             outcome.messages_changed = True
-        if returned.state is not UNSET and returned.state is not outcome.state:
-            outcome.state = copy.deepcopy(returned.state)
+        if returned.state is not UNSET and returned.state is not agent.state:
+            agent.state = copy.deepcopy(returned.state)
             outcome.state_changed = True
         if returned.stop_propagation:
             outcome.stopped = True
             break
-    params.messages, params.state = outcome.messages, outcome.state
     return outcome
