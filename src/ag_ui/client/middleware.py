@@ -87,7 +87,7 @@ class FilterToolCallsMiddleware(Middleware):
     async def run(self, input: RunAgentInput, next: NextAgent) -> AsyncIterator[AnyEvent]:
         blocked: set[str] = set()
         async for event in next.run(input):
-            kind = str(event.type)
+            kind = getattr(event.type, "value", event.type)
             if kind == "RUN_STARTED":
                 blocked.clear()
             elif kind in ("TOOL_CALL_START", "TOOL_CALL_CHUNK"):
