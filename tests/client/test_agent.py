@@ -33,6 +33,7 @@ from ag_ui.core import (
     ReasoningMessage,
     UserMessage,
 )
+from ag_ui.verify import CompatibilityWarning
 
 pytestmark = pytest.mark.anyio
 
@@ -190,7 +191,7 @@ async def test_legacy_thinking_events_become_reasoning() -> None:
         {"type": "THINKING_TEXT_MESSAGE_END"},
     )
     agent = asgi_agent(static_app(body))
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(CompatibilityWarning):
         await agent.run_agent()
     assert len(agent.messages) == 1
     assert isinstance(agent.messages[0], ReasoningMessage)

@@ -10,7 +10,13 @@ import pytest
 from client_helpers import Recorder, asgi_agent, frames, run_frames, sequence_app, static_app
 
 from ag_ui.client import AgentStateMutation, AgentSubscriber, SubscriberParams
-from ag_ui.core import AssistantMessage, InterruptError, RunError, UserMessage
+from ag_ui.core import (
+    AssistantMessage,
+    IncompleteStreamError,
+    InterruptError,
+    RunError,
+    UserMessage,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -181,9 +187,9 @@ async def test_on_run_failed_sees_the_error_and_can_swallow_it() -> None:
     errors: list[type[BaseException]] = []
     agent = asgi_agent(static_app(body))
     agent.subscribe(on_run_failed=lambda p: errors.append(type(p.error)))
-    with pytest.raises(Exception) as info:
+    with pytest.raises(IncompleteStreamError):
         await agent.run_agent()
-    assert errors == [type(info.value)]
+    assert errors == [IncompleteStreamError]
 
     agent.subscribe(on_run_failed=lambda p: AgentStateMutation(stop_propagation=True))
     result = await agent.run_agent()
