@@ -15,11 +15,11 @@ from ag_ui.client import (
 )
 from ag_ui.core import (
     Interrupt,
-    InterruptError,
     ResumeEntry,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
 )
+from ag_ui.core.errors import InterruptError
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 OPEN = Interrupt(id="i1", reason="confirmation")

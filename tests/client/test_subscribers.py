@@ -13,10 +13,10 @@ from ag_ui.client import AgentStateMutation, AgentSubscriber, SubscriberParams
 from ag_ui.core import (
     AssistantMessage,
     IncompleteStreamError,
-    InterruptError,
     RunError,
     UserMessage,
 )
+from ag_ui.core.errors import InterruptError
 
 pytestmark = pytest.mark.anyio
 

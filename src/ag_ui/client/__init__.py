@@ -49,6 +49,7 @@ from ag_ui.client.subscriber import (
 )
 from ag_ui.client.sync import SyncHttpAgent
 from ag_ui.client.transport import AbortSignal
+from ag_ui.core.errors import InterruptError
 
 __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
@@ -61,6 +62,7 @@ __all__ = [
     "FilterToolCallsMiddleware",
     "FunctionMiddleware",
     "HttpAgent",
+    "InterruptError",
     "Middleware",
     "MiddlewareFunction",
     "NextAgent",

@@ -6,7 +6,11 @@
     │   └── UnknownEventTypeError            a well-formed event of a type this SDK does not know
     ├── EncodingError (TypeError, ValueError) an object or field that cannot be encoded
     ├── DecodeError                          a wire stream (SSE, protobuf frames) is broken
-    │   └── FrameTooLargeError               a frame/event is above the configured limit
+    │   ├── FrameTooLargeError               a frame/event is above the configured limit
+    │   ├── TruncatedFrameError              the stream ended in the middle of a frame
+    │   ├── MalformedFrameError              a protobuf frame holds no valid event
+    │   └── UnknownEventArmError             a protobuf frame holds only an event this SDK
+    │                                        does not know (also an UnknownEventTypeError: skip it)
     ├── ProtocolError                        an event breaks a sequence rule (verifier)
     │   ├── EventSequenceError               a §5 verification rule (``rule`` = "T1", "F5", ...)
     │   ├── UnterminatedRunError             the stream stopped inside a run (strict finish)
@@ -42,11 +46,14 @@ __all__ = [
     "IdleTimeoutError",
     "IncompleteStreamError",
     "InterruptError",
+    "MalformedFrameError",
     "MalformedJSONError",
     "PatchError",
     "ProtocolError",
     "RunError",
     "TransportError",
+    "TruncatedFrameError",
+    "UnknownEventArmError",
     "UnknownEventTypeError",
     "UnterminatedRunError",
 ]
@@ -112,6 +119,74 @@ class FrameTooLargeError(DecodeError):
         super().__init__(
             f"{size} bytes exceeds the limit of {limit} bytes (raise max_frame_size if expected)",
             frame_index=frame_index,
+        )
+
+
+class TruncatedFrameError(DecodeError):
+    """The stream ended inside a frame: ``received`` of ``expected`` bytes arrived.
+
+    ``expected`` is None when not even the 4-byte length prefix was complete.
+    """
+
+    def __init__(
+        self, received: int, expected: Optional[int], *, frame_index: Optional[int] = None
+    ) -> None:
+        self.received = received
+        self.expected = expected
+        if expected is None:
+            detail = f"only {received} of the 4 length-prefix bytes"
+        else:
+            detail = f"{received} of {expected} bytes"
+        super().__init__(
+            f"the stream ended mid-frame ({detail} arrived); the recording or connection was cut",
+            frame_index=frame_index,
+        )
+
+
+class MalformedFrameError(DecodeError):
+    """A protobuf frame that holds no valid event.
+
+    ``reason`` says what is wrong; ``field_path`` is the protobuf field path where it was found
+    (e.g. ``text_message_content.delta``) when known; ``problems`` lists the event's validation
+    problems when the bytes decoded but the event they describe is invalid.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        field_path: Optional[str] = None,
+        problems: Sequence[str] = (),
+        frame_index: Optional[int] = None,
+    ) -> None:
+        self.reason = reason
+        self.field_path = field_path
+        self.problems: tuple[str, ...] = tuple(problems)
+        where = f"{field_path}: " if field_path else ""
+        listed = "".join(f"\n  - {problem}" for problem in self.problems)
+        super().__init__(f"{where}{reason}{listed}", frame_index=frame_index)
+
+
+class UnknownEventArmError(DecodeError, UnknownEventTypeError):
+    """A protobuf frame whose envelope carries only arms this SDK does not know.
+
+    The frame most likely holds an event from a newer protocol version; consumers skip it, as
+    they skip an unknown ``type`` on SSE (it is also an ``UnknownEventTypeError``, so one
+    ``except`` clause serves both transports). ``field_numbers`` are the unknown arm numbers.
+    """
+
+    def __init__(self, field_numbers: Sequence[int], *, frame_index: Optional[int] = None) -> None:
+        self.field_numbers: tuple[int, ...] = tuple(field_numbers)
+        self.frame_index = frame_index
+        self.event_type = None
+        self.what = "event"
+        arms = ", ".join(str(number) for number in self.field_numbers)
+        self.problems = (f"unknown protobuf event arm {arms}",)
+        where = f"frame {frame_index}: " if frame_index is not None else ""
+        Exception.__init__(
+            self,
+            f"{where}the envelope carries only unknown event arm(s) {arms} "
+            "(an event from a newer protocol version?); skip the frame",
         )
 
 

@@ -1,0 +1,388 @@
+"""One event <-> one ``ag_ui.Event`` protobuf message (PROTOCOL.md §4.4, §4.5).
+
+Messages are built and read field by field through the generated classes (upb, in C) rather
+than through ``json_format``: measured about 4x faster for the small streaming events that
+dominate a run. Each of the 31 arms gets a precomputed plan at import time: its scalar fields
+(read straight off the model's attributes), its open-JSON fields (``google.protobuf.Value`` /
+``Struct``) and, for the nine events with nested types, a hand-written hook.
+
+Decoding builds the event's wire dict (camelCase, as SSE would carry it) and validates it with
+the event class's own validator, so a protobuf event and the same event read from JSON are equal
+and fail the same way. Unknown JSON fields ("extras") have no protobuf form and are not encoded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import DecodeError as ProtobufDecodeError
+from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
+
+from ag_ui.core._readable import readable_problems
+from ag_ui.core.errors import EncodingError, MalformedFrameError, UnknownEventArmError
+from ag_ui.core.events import BaseEvent, Event, EventType
+from ag_ui.proto import _content as content
+from ag_ui.proto._generated import events_pb2
+from ag_ui.proto._values import (
+    WireProblem,
+    encoding_error,
+    fill_struct,
+    fill_value,
+    struct_to_dict,
+    value_to_python,
+)
+from ag_ui.proto._wire import find_problem, unknown_arms
+
+__all__ = ["decode_event", "encode_event", "event_message", "wire_dict"]
+
+_ENVELOPE = events_pb2.Event
+_ENVELOPE_DESCRIPTOR = _ENVELOPE.DESCRIPTOR
+_VALUE = "google.protobuf.Value"
+_STRUCT = "google.protobuf.Struct"
+
+# Fields whose mapping is not "copy by name": handled by the per-event hooks below.
+_SPECIAL_FIELDS: dict[str, frozenset[str]] = {
+    "TOOL_CALL_RESULT": frozenset({"content", "content_parts"}),
+    "STATE_DELTA": frozenset({"delta"}),
+    "ACTIVITY_DELTA": frozenset({"patch"}),
+    "MESSAGES_SNAPSHOT": frozenset({"messages"}),
+    "RUN_STARTED": frozenset({"input"}),
+    "RUN_FINISHED": frozenset({"outcome", "interrupts", "usage", "pending_tool_call_ids"}),
+    "RUN_ERROR": frozenset({"usage"}),
+    "SUBAGENT_FINISHED": frozenset({"outcome", "interrupt_ids"}),
+}
+
+
+def _event_classes() -> dict[str, type[BaseEvent]]:
+    union = get_args(get_args(Event)[0])
+    return {cls.model_fields["type"].default.value: cls for cls in union}
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one event type maps onto its envelope arm."""
+
+    type_name: str
+    arm: str
+    number: int
+    cls: type[BaseEvent]
+    validate: Callable[[Any], BaseEvent]
+    # (attribute/proto name, wire key, python field required?)
+    scalars: tuple[tuple[str, str, bool], ...]  # implicit (always written) scalars
+    optionals: tuple[tuple[str, str], ...]  # explicit-presence scalars
+    values: tuple[tuple[str, str, bool], ...]  # google.protobuf.Value fields
+    structs: tuple[tuple[str, str], ...]  # google.protobuf.Struct fields
+
+
+def _build_plans() -> dict[str, _Plan]:
+    classes = _event_classes()
+    plans = {}
+    for arm_field in _ENVELOPE_DESCRIPTOR.oneofs_by_name["event"].fields:
+        type_name = arm_field.name.upper()
+        cls = classes[type_name]
+        special = _SPECIAL_FIELDS.get(type_name, frozenset())
+        scalars, optionals, values, structs = [], [], [], []
+        for field in arm_field.message_type.fields:
+            name = field.name
+            if name == "base_event" or name in special:
+                continue
+            wire = to_camel(name)
+            required = cls.model_fields[name].is_required()
+            if field.type == FieldDescriptor.TYPE_MESSAGE:
+                full_name = field.message_type.full_name
+                if full_name == _VALUE:
+                    values.append((name, wire, required))
+                elif full_name == _STRUCT:
+                    structs.append((name, wire))
+                else:  # pragma: no cover - guarded by the schema tests
+                    raise AssertionError(f"unplanned message field {type_name}.{name}")
+            elif field.has_presence:
+                optionals.append((name, wire))
+            else:
+                scalars.append((name, wire, required))
+        plans[type_name] = _Plan(
+            type_name=type_name,
+            arm=arm_field.name,
+            number=events_pb2.EventType.Value(type_name),
+            cls=cls,
+            validate=cls.__pydantic_validator__.validate_python,
+            scalars=tuple(scalars),
+            optionals=tuple(optionals),
+            values=tuple(values),
+            structs=tuple(structs),
+        )
+    return plans
+
+
+_PLANS = _build_plans()
+_PLANS_BY_ARM = {plan.arm: plan for plan in _PLANS.values()}
+
+
+# --- encode ---------------------------------------------------------------------------------
+
+
+def _dump(model: Any) -> Any:
+    return model.model_dump(by_alias=True, mode="json") if hasattr(model, "model_dump") else model
+
+
+def _encode_special(type_name: str, event: Any, arm: Any) -> None:
+    if type_name == "TOOL_CALL_RESULT":
+        if isinstance(event.content, str):
+            arm.content = event.content
+        else:
+            parts = [_dump(part) for part in event.content]
+            content.fill_content_parts(arm.content_parts, parts, "content")
+    elif type_name == "STATE_DELTA":
+        content.fill_patch(arm.delta, event.delta, "delta")
+    elif type_name == "ACTIVITY_DELTA":
+        content.fill_patch(arm.patch, event.patch, "patch")
+    elif type_name == "MESSAGES_SNAPSHOT":
+        for index, message in enumerate(event.messages):
+            content.fill_message(arm.messages.add(), _dump(message), f"messages[{index}]")
+    elif type_name == "RUN_STARTED":
+        if event.input is not None:
+            arm.input.SetInParent()
+            content.fill_input(arm.input, _dump(event.input), "input")
+    elif type_name == "RUN_FINISHED":
+        _encode_usage(arm, event.usage)
+        outcome = _dump(event.outcome)
+        if outcome is not None:
+            arm.outcome = outcome["type"]
+            arm.pending_tool_call_ids.extend(outcome.get("pendingToolCallIds") or ())
+            for interrupt in outcome.get("interrupts") or ():
+                content.fill_interrupt(arm.interrupts.add(), interrupt)
+    elif type_name == "RUN_ERROR":
+        _encode_usage(arm, event.usage)
+    elif type_name == "SUBAGENT_FINISHED":
+        outcome = _dump(event.outcome)
+        if outcome is not None:
+            arm.outcome = outcome["type"]
+            arm.interrupt_ids.extend(outcome.get("interruptIds") or ())
+
+
+def _encode_usage(arm: Any, usage: Any) -> None:
+    for entry in usage or ():
+        content.fill_usage(arm.usage.add(), _dump(entry))
+
+
+def event_message(event: BaseEvent) -> Any:
+    """The ``ag_ui.Event`` protobuf message for ``event`` (an ``events_pb2.Event``)."""
+    type_value = getattr(event, "type", None)
+    type_name = type_value.value if isinstance(type_value, EventType) else type_value
+    plan = _PLANS.get(type_name)  # type: ignore[arg-type]
+    if plan is None or not isinstance(event, BaseEvent):
+        raise EncodingError(
+            f"{type_name or type(event).__name__} has no protobuf form: only the 31 protocol "
+            "1.0 events travel as protobuf (translate THINKING_* to REASONING_* first)"
+        )
+    envelope = _ENVELOPE()
+    arm = getattr(envelope, plan.arm)
+    base = arm.base_event
+    base.type = plan.number
+    where = "base_event"
+    try:
+        if event.timestamp is not None:
+            base.timestamp = event.timestamp
+        if event.raw_event is not None:
+            where = "rawEvent"
+            fill_value(base.raw_event, event.raw_event)
+        if event.metadata is not None:
+            where = "metadata"
+            base.metadata.SetInParent()
+            fill_struct(base.metadata, event.metadata)
+        for name, _wire, _required in plan.scalars:
+            setattr(arm, name, getattr(event, name))
+        for name, _wire in plan.optionals:
+            value = getattr(event, name)
+            if value is not None:
+                setattr(arm, name, value)
+        for name, where, required in plan.values:  # noqa: B007 - named in errors
+            value = getattr(event, name)
+            if value is not None or required:
+                fill_value(getattr(arm, name), value)
+        for name, where in plan.structs:  # noqa: B007 - named in errors
+            value = getattr(event, name)
+            if value is not None:
+                target = getattr(arm, name)
+                target.SetInParent()
+                fill_struct(target, value)
+        where = plan.type_name
+        if plan.type_name in _SPECIAL_FIELDS:
+            _encode_special(plan.type_name, event, arm)
+    except EncodingError as exc:
+        raise encoding_error(exc, f"{plan.type_name} {where}") from None
+    except (TypeError, ValueError) as exc:
+        raise EncodingError(f"{plan.type_name}: cannot encode as protobuf: {exc}") from None
+    return envelope
+
+
+def encode_event(event: BaseEvent) -> bytes:
+    """Serialize one event as one ``ag_ui.Event`` protobuf message (no length prefix).
+
+    >>> from ag_ui.core import TextMessageContentEvent
+    >>> encode_event(TextMessageContentEvent(message_id="m", delta="hi")).hex()
+    '120b0a02080112016d1a026869'
+    """
+    # Deterministic: Struct map entries in key order, so equal events give equal bytes in every
+    # process (upb's own map order varies); costs ~0.2 µs per event.
+    return bytes(event_message(event).SerializeToString(deterministic=True))
+
+
+# --- decode ---------------------------------------------------------------------------------
+
+
+def _decode_special(type_name: str, arm: Any, wire: dict[str, Any]) -> None:
+    if type_name == "TOOL_CALL_RESULT":
+        has_parts = len(arm.content_parts) > 0
+        if arm.HasField("content"):
+            if has_parts:
+                raise WireProblem("carries both string content and content parts")
+            wire["content"] = arm.content
+        else:
+            wire["content"] = content.parts_from_proto(arm.content_parts)
+    elif type_name == "STATE_DELTA":
+        wire["delta"] = content.patch_from_proto(arm.delta)
+    elif type_name == "ACTIVITY_DELTA":
+        wire["patch"] = content.patch_from_proto(arm.patch)
+    elif type_name == "MESSAGES_SNAPSHOT":
+        messages = []
+        for index, message in enumerate(arm.messages):
+            try:
+                messages.append(content.message_from_proto(message))
+            except WireProblem as exc:
+                raise exc.at(f"messages[{index}]") from None
+        wire["messages"] = messages
+    elif type_name == "RUN_STARTED":
+        if arm.HasField("input"):
+            try:
+                wire["input"] = content.input_from_proto(arm.input)
+            except WireProblem as exc:
+                raise exc.at("input") from None
+    elif type_name == "RUN_FINISHED":
+        _decode_usage(arm, wire)
+        _decode_run_outcome(arm, wire)
+    elif type_name == "RUN_ERROR":
+        _decode_usage(arm, wire)
+    elif type_name == "SUBAGENT_FINISHED" and arm.outcome:
+        outcome: dict[str, Any] = {"type": arm.outcome}
+        if arm.interrupt_ids:
+            outcome["interruptIds"] = list(arm.interrupt_ids)
+        wire["outcome"] = outcome
+
+
+def _decode_usage(arm: Any, wire: dict[str, Any]) -> None:
+    if arm.usage:
+        wire["usage"] = [content.usage_from_proto(entry) for entry in arm.usage]
+
+
+def _decode_run_outcome(arm: Any, wire: dict[str, Any]) -> None:
+    """``outcome`` "" means none; its payload rides beside it (rule 7 of §4.5)."""
+    if not arm.outcome:
+        return
+    outcome: dict[str, Any] = {"type": arm.outcome}
+    if arm.interrupts or arm.outcome == "interrupt":
+        outcome["interrupts"] = [content.interrupt_from_proto(item) for item in arm.interrupts]
+    if arm.pending_tool_call_ids:
+        outcome["pendingToolCallIds"] = list(arm.pending_tool_call_ids)
+    wire["outcome"] = outcome
+
+
+def _malformed(problem: WireProblem, prefix: str = "") -> MalformedFrameError:
+    path = ".".join(part for part in [prefix, *problem.path] if part).replace(".[", "[")
+    return MalformedFrameError(problem.reason, field_path=path or None)
+
+
+def _parse_envelope(data: bytes) -> Any:
+    try:
+        envelope = _ENVELOPE.FromString(data)
+    except ProtobufDecodeError as exc:
+        problem = find_problem(data, _ENVELOPE_DESCRIPTOR)
+        if problem is None:
+            problem = WireProblem(f"not a protobuf ag_ui.Event ({exc})")
+        raise _malformed(problem) from None
+    if envelope.ByteSize() != len(data):
+        # Re-serializing lost or merged something: look for what upb resolves silently but
+        # the TypeScript decoder rejects (two arms of one oneof).
+        problem = find_problem(data, _ENVELOPE_DESCRIPTOR)
+        if problem is not None:
+            raise _malformed(problem)
+    return envelope
+
+
+def wire_dict(data: bytes) -> dict[str, Any]:
+    """The wire (camelCase JSON) dict of the event in one protobuf message, not validated."""
+    envelope = _parse_envelope(data)
+    arm_name = envelope.WhichOneof("event")
+    if arm_name is None:
+        numbers = unknown_arms(data, _ENVELOPE_DESCRIPTOR)
+        if numbers:
+            raise UnknownEventArmError(numbers)
+        raise MalformedFrameError("the envelope carries no event (empty ag_ui.Event)")
+    plan = _PLANS_BY_ARM[arm_name]
+    arm = getattr(envelope, arm_name)
+    if not arm.HasField("base_event"):
+        raise MalformedFrameError("the event has no base_event", field_path=arm_name)
+    base = arm.base_event
+    if base.type != plan.number:
+        declared = events_pb2.EventType.Name(base.type) if 0 <= base.type <= 30 else base.type
+        raise MalformedFrameError(
+            f"the envelope carries {plan.type_name} but the base event declares {declared}",
+            field_path=f"{arm_name}.base_event.type",
+        )
+    wire: dict[str, Any] = {"type": plan.type_name}
+    try:
+        if base.HasField("timestamp"):
+            wire["timestamp"] = base.timestamp
+        if base.HasField("raw_event"):
+            wire["rawEvent"] = value_to_python(base.raw_event)
+        if base.HasField("metadata"):
+            wire["metadata"] = struct_to_dict(base.metadata)
+    except WireProblem as exc:
+        raise _malformed(exc, f"{arm_name}.base_event") from None
+    for name, key, required in plan.scalars:
+        value = getattr(arm, name)
+        # An implicit string is "" when unset; that only means "absent" for a field with a
+        # Python default (REASONING_MESSAGE_START.role), otherwise "" is the value.
+        if required or value != "":
+            wire[key] = value
+    for name, key in plan.optionals:
+        if arm.HasField(name):
+            wire[key] = getattr(arm, name)
+    try:
+        for name, key, _required in plan.values:
+            if arm.HasField(name):
+                wire[key] = value_to_python(getattr(arm, name))
+        for name, key in plan.structs:
+            if arm.HasField(name):
+                wire[key] = struct_to_dict(getattr(arm, name))
+        if plan.type_name in _SPECIAL_FIELDS:
+            _decode_special(plan.type_name, arm, wire)
+    except WireProblem as exc:
+        raise _malformed(exc, arm_name) from None
+    return wire
+
+
+def decode_event(data: bytes | bytearray | memoryview) -> Event:
+    """Parse one ``ag_ui.Event`` protobuf message (no length prefix) into its event model.
+
+    Raises ``UnknownEventArmError`` for an event from a newer protocol (skip it) and
+    ``MalformedFrameError`` (naming the field path) for anything else that is not a valid event.
+
+    >>> decode_event(bytes.fromhex("120b0a02080112016d1a026869")).delta
+    'hi'
+    """
+    if not isinstance(data, bytes):
+        data = bytes(data)
+    wire = wire_dict(data)
+    plan = _PLANS[wire["type"]]
+    try:
+        return plan.validate(wire)  # type: ignore[return-value]
+    except ValidationError as exc:
+        raise MalformedFrameError(
+            f"the decoded {plan.type_name} event is invalid",
+            problems=readable_problems(exc, wire),
+        ) from None

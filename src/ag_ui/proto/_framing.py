@@ -1,0 +1,153 @@
+"""Length-prefixed framing of the binary transport: 4-byte big-endian length, then one message.
+
+``FrameDecoder`` is sans-IO: feed it bytes as they arrive, get events back. It never buffers more
+than one frame (at most ``4 + max_frame_size`` bytes): an oversized length prefix is rejected as
+soon as its 4 bytes arrive, and the frame's bytes are then discarded as they stream past.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Union
+
+from ag_ui.core.errors import (
+    EncodingError,
+    FrameTooLargeError,
+    MalformedFrameError,
+    TruncatedFrameError,
+    UnknownEventArmError,
+)
+from ag_ui.core.events import BaseEvent, Event
+from ag_ui.proto._codec import decode_event, encode_event
+
+__all__ = ["DEFAULT_MAX_FRAME_SIZE", "FrameDecoder", "encode_frame"]
+
+DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024
+"""Largest message (excluding the 4-byte prefix) a ``FrameDecoder`` accepts by default."""
+
+_PREFIX = struct.Struct(">I")
+_MAX_LENGTH = 2**32 - 1
+Bytes = Union[bytes, bytearray, memoryview]
+
+
+def encode_frame(event: BaseEvent) -> bytes:
+    """One frame: the 4-byte big-endian length of the message, then the message.
+
+    >>> from ag_ui.core import TextMessageContentEvent
+    >>> encode_frame(TextMessageContentEvent(message_id="m", delta="hi")).hex()
+    '0000000d120b0a02080112016d1a026869'
+    """
+    message = encode_event(event)
+    if len(message) > _MAX_LENGTH:
+        raise EncodingError(f"a {len(message)}-byte message does not fit a 4-byte length prefix")
+    return _PREFIX.pack(len(message)) + message
+
+
+class FrameDecoder:
+    """Sans-IO decoder of a protobuf frame stream.
+
+    ``feed(data)`` returns the events completed by ``data``; ``close()`` at end of stream raises
+    ``TruncatedFrameError`` if a frame was cut off. A bad frame raises (``MalformedFrameError``,
+    ``UnknownEventArmError``, ``FrameTooLargeError``, each carrying ``frame_index``) after
+    consuming only that frame: events decoded before it in the same call are kept and returned
+    by the next ``feed`` (``feed(b"")`` continues with the bytes already received). With
+    ``skip_unknown=True`` frames from a newer protocol are dropped and counted in
+    ``skipped_unknown`` instead of raising.
+
+    >>> decoder = FrameDecoder()
+    >>> frame = bytes.fromhex("0000000d120b0a02080112016d1a026869")
+    >>> [event.delta for event in decoder.feed(frame[:5]) + decoder.feed(frame[5:])]
+    ['hi']
+    >>> decoder.close()
+    []
+    """
+
+    def __init__(
+        self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, *, skip_unknown: bool = False
+    ) -> None:
+        if not 0 < max_frame_size <= _MAX_LENGTH:
+            raise ValueError(f"max_frame_size must be in 1..{_MAX_LENGTH}, got {max_frame_size}")
+        self.max_frame_size = max_frame_size
+        self.skip_unknown = skip_unknown
+        self.skipped_unknown = 0
+        self.frames_read = 0
+        """Frames consumed so far; also the index of the next frame."""
+        self._buffer = bytearray()
+        self._pending: list[Event] = []
+        self._discard = 0  # bytes of an oversized frame still to drop
+        self._discard_frame: tuple[int, int] = (0, 0)  # (frame index, declared length)
+
+    def feed(self, data: Bytes) -> list[Event]:
+        """Decode every frame completed by ``data``; keeps a trailing partial frame."""
+        events, self._pending = self._pending, []
+        if self._discard:
+            dropped = min(self._discard, len(data))
+            self._discard -= dropped
+            data = data[dropped:]
+        if self._buffer:
+            self._buffer += data
+            work: Bytes = self._buffer
+        else:
+            work = data
+        offset, size, limit = 0, len(work), self.max_frame_size
+        try:
+            while size - offset >= 4:
+                (length,) = _PREFIX.unpack_from(work, offset)
+                index = self.frames_read
+                if length > limit:
+                    available = size - offset - 4
+                    self.frames_read += 1
+                    if available >= length:
+                        offset += 4 + length
+                    else:
+                        self._discard, self._discard_frame = length - available, (index, length)
+                        offset = size
+                    raise FrameTooLargeError(length, limit, frame_index=index)
+                end = offset + 4 + length
+                if end > size:
+                    break
+                frame = bytes(work[offset + 4 : end])
+                offset = end
+                self.frames_read += 1
+                try:
+                    events.append(decode_event(frame))
+                except UnknownEventArmError as exc:
+                    if not self.skip_unknown:
+                        raise UnknownEventArmError(exc.field_numbers, frame_index=index) from None
+                    self.skipped_unknown += 1
+                except MalformedFrameError as exc:
+                    raise MalformedFrameError(
+                        exc.reason,
+                        field_path=exc.field_path,
+                        problems=exc.problems,
+                        frame_index=index,
+                    ) from None
+        except Exception:
+            self._pending = events
+            raise
+        finally:
+            self._keep(work, offset)
+        return events
+
+    def _keep(self, work: Bytes, offset: int) -> None:
+        if work is self._buffer:
+            del self._buffer[:offset]
+        elif offset < len(work):
+            self._buffer = bytearray(work[offset:])
+
+    def close(self) -> list[Event]:
+        """End of stream: returns events still pending, raises if a frame was cut off."""
+        events, self._pending = self._pending, []
+        if self._discard:
+            index, length = self._discard_frame
+            raise TruncatedFrameError(length - self._discard, length, frame_index=index)
+        if self._buffer:
+            received = len(self._buffer)
+            expected = _PREFIX.unpack_from(self._buffer)[0] if received >= 4 else None
+            self._buffer.clear()
+            raise TruncatedFrameError(
+                received - 4 if expected is not None else received,
+                expected,
+                frame_index=self.frames_read,
+            )
+        return events

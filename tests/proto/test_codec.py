@@ -1,0 +1,178 @@
+"""``encode_event`` / ``decode_event``: exact bytes, the JSON⇄protobuf mapping rules, edge cases."""
+
+from __future__ import annotations
+
+import datetime
+import math
+import warnings
+from typing import Any
+
+import pytest
+from proto_corpus import corpus
+
+from ag_ui.core import (
+    ActivitySnapshotEvent,
+    CustomEvent,
+    MessagesSnapshotEvent,
+    ReasoningMessageStartEvent,
+    RunFinishedEvent,
+    StateSnapshotEvent,
+    TextMessageContentEvent,
+    TextMessageStartEvent,
+    parse_event,
+)
+from ag_ui.core.errors import EncodingError, MalformedFrameError
+from ag_ui.core.legacy_events import ThinkingStartEvent
+from ag_ui.proto import decode_event, encode_event
+from ag_ui.proto._generated import events_pb2
+
+
+def _wire(event: Any) -> dict[str, Any]:
+    return event.model_dump(by_alias=True, mode="json")
+
+
+def test_text_message_content_bytes_match_the_typescript_encoder() -> None:
+    # PROTOCOL.md §4.3: verified output of @ag-ui/proto 1.0.0 for this event.
+    event = TextMessageContentEvent(message_id="m", delta="hi")
+    assert encode_event(event) == bytes.fromhex("120b0a02080112016d1a026869")
+
+
+@pytest.mark.parametrize("item", corpus(), ids=lambda item: item["type"])
+def test_corpus_round_trips(item: dict[str, Any]) -> None:
+    event = parse_event(item)
+    decoded = decode_event(encode_event(event))
+    assert type(decoded) is type(event)
+    assert _wire(decoded) == _wire(event)
+
+
+def test_numbers_keep_json_meaning() -> None:
+    snapshot = {
+        "int": 5,
+        "neg": -7,
+        "float": 2.5,
+        "whole_float": 3.0,
+        "max": 2**53 - 1,
+        "big": 1e300,
+    }
+    decoded = decode_event(encode_event(StateSnapshotEvent(snapshot=snapshot)))
+    assert decoded.snapshot == snapshot
+    assert [type(decoded.snapshot[k]) for k in ("int", "whole_float", "float", "big")] == [
+        int,
+        int,
+        float,
+        float,
+    ]
+
+
+def test_integer_beyond_the_double_range_is_refused_with_its_path() -> None:
+    with pytest.raises(
+        EncodingError, match=r"STATE_SNAPSHOT snapshot\.a\[1\]: integer 9007199254740992"
+    ):
+        encode_event(StateSnapshotEvent(snapshot={"a": [0, 2**53]}))
+
+
+def test_nan_and_infinity_become_null_as_over_sse() -> None:
+    event = CustomEvent(name="n", value=[math.nan, math.inf, 1.5])
+    assert decode_event(encode_event(event)).value == [None, None, 1.5]
+
+
+def test_python_objects_encode_as_their_json() -> None:
+    when = datetime.datetime(2026, 11, 30, 4, 0, tzinfo=datetime.timezone.utc)
+    event = CustomEvent(name="n", value={"when": when, "tags": ("a", "b"), 1: "int key"})
+    assert decode_event(encode_event(event)).value == {
+        "when": "2026-11-30T04:00:00Z",
+        "tags": ["a", "b"],
+        "1": "int key",
+    }
+
+
+def test_python_defaults_and_empty_implicit_strings() -> None:
+    # TEXT_MESSAGE_START.role defaults to "assistant" in Python and travels explicitly.
+    start = TextMessageStartEvent(message_id="m")
+    assert decode_event(encode_event(start)).role == "assistant"
+    # REASONING_MESSAGE_START.role is an implicit proto string: "" (unset) reads as the default.
+    message = events_pb2.Event()
+    message.reasoning_message_start.base_event.type = events_pb2.REASONING_MESSAGE_START
+    message.reasoning_message_start.message_id = "r"
+    assert decode_event(message.SerializeToString()) == ReasoningMessageStartEvent(message_id="r")
+
+
+def test_activity_replace_false_and_empty_content_survive() -> None:
+    event = ActivitySnapshotEvent(message_id="a", activity_type="T", content={}, replace=False)
+    assert _wire(decode_event(encode_event(event))) == _wire(event)
+
+
+def test_run_finished_outcome_mapping_on_the_wire() -> None:
+    event = parse_event(
+        {
+            "type": "RUN_FINISHED",
+            "threadId": "t",
+            "runId": "r",
+            "outcome": {"type": "success", "pendingToolCallIds": ["c1"]},
+        }
+    )
+    message = events_pb2.Event.FromString(encode_event(event)).run_finished
+    assert (message.outcome, list(message.pending_tool_call_ids)) == ("success", ["c1"])
+    absent = events_pb2.Event.FromString(encode_event(RunFinishedEvent(thread_id="t", run_id="r")))
+    assert absent.run_finished.outcome == ""
+
+
+def test_legacy_binary_part_travels_as_a_marked_document() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        event = parse_event(
+            {
+                "type": "MESSAGES_SNAPSHOT",
+                "messages": [
+                    {
+                        "id": "u",
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "binary",
+                                "mimeType": "application/pdf",
+                                "data": "AAE=",
+                                "filename": "a.pdf",
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+    decoded = decode_event(encode_event(event))
+    assert isinstance(decoded, MessagesSnapshotEvent)
+    assert _wire(decoded)["messages"][0]["content"] == [
+        {
+            "type": "document",
+            "source": {"type": "data", "value": "AAE=", "mimeType": "application/pdf"},
+            "metadata": {"legacyBinary": True, "filename": "a.pdf"},
+        }
+    ]
+
+
+def test_extras_have_no_protobuf_form_and_are_left_out() -> None:
+    event = parse_event({"type": "STEP_STARTED", "stepName": "s", "vendorField": 1})
+    assert _wire(decode_event(encode_event(event))) == {"type": "STEP_STARTED", "stepName": "s"}
+
+
+def test_legacy_thinking_event_is_refused() -> None:
+    with pytest.raises(EncodingError, match="THINKING_START has no protobuf form"):
+        encode_event(ThinkingStartEvent())  # type: ignore[arg-type]
+
+
+def test_decoded_event_that_breaks_the_model_names_the_problem() -> None:
+    message = events_pb2.Event()
+    arm = message.reasoning_encrypted_value
+    arm.base_event.type = events_pb2.REASONING_ENCRYPTED_VALUE
+    arm.subtype = "bogus"
+    with pytest.raises(MalformedFrameError) as caught:
+        decode_event(message.SerializeToString())
+    assert caught.value.reason == "the decoded REASONING_ENCRYPTED_VALUE event is invalid"
+    assert len(caught.value.problems) == 1
+    assert caught.value.problems[0].startswith("subtype")
+
+
+def test_equal_events_give_equal_bytes_whatever_the_key_order() -> None:
+    one = StateSnapshotEvent(snapshot={"a": 1, "b": {"x": 1, "y": 2}})
+    two = StateSnapshotEvent(snapshot={"b": {"y": 2, "x": 1}, "a": 1})
+    assert encode_event(one) == encode_event(two)
