@@ -95,6 +95,7 @@ class LiveServer:
     def __init__(self) -> None:
         self.routes: dict[str, Callable[[Request], AsyncIterator[bytes]]] = {}
         self.closed: dict[str, threading.Event] = {}
+        self.media_types: dict[str, str] = {}
         self.disconnects: list[str] = []
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -119,11 +120,17 @@ class LiveServer:
                     self.disconnects.append(name)
                 self.closed[name].set()
 
-        return StreamingResponse(body(), media_type="text/event-stream")
+        return StreamingResponse(body(), media_type=self.media_types[name])
 
-    def add(self, name: str, source: Callable[[Request], AsyncIterator[bytes]]) -> str:
+    def add(
+        self,
+        name: str,
+        source: Callable[[Request], AsyncIterator[bytes]],
+        media_type: str = "text/event-stream",
+    ) -> str:
         """Serve ``source(request)`` (an async generator of body chunks) at ``/name``."""
         self.routes[name] = source
+        self.media_types[name] = media_type
         self.closed[name] = threading.Event()
         return f"{self.url}/{name}"
 

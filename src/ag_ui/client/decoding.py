@@ -22,6 +22,7 @@ from ag_ui.core.errors import (
     ContentTypeError,
     DecodeError,
     MalformedJSONError,
+    UnknownEventArmError,
     UnknownEventTypeError,
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
@@ -105,8 +106,9 @@ def _snippet(text: str, limit: int = 120) -> str:
 class ProtoEventDecoder:
     """Length-prefixed protobuf frames to events (wraps ``ag_ui.proto.FrameDecoder``).
 
-    Needs the ``proto`` extra; frames whose event kind is unknown are dropped by the frame
-    decoder with a warning, like unknown SSE events.
+    Needs the ``proto`` extra. A frame that carries only an event kind this SDK does not know
+    (a newer protocol) is skipped with an ``UnknownEventWarning``, like an unknown SSE event;
+    other broken frames raise ``DecodeError`` subclasses carrying ``frame_index``.
     """
 
     def __init__(self, *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
@@ -119,14 +121,32 @@ class ProtoEventDecoder:
             ) from exc
         self._frames: Any = proto.FrameDecoder(max_frame_size=max_event_size)
         self.events_decoded = 0
+        self.skipped_unknown = 0
 
     def feed(self, chunk: bytes) -> list[AnyEvent]:
-        events: list[AnyEvent] = self._frames.feed(chunk)
+        """Consume bytes; return the events of the frames they completed."""
+        events: list[AnyEvent] = []
+        data = chunk
+        while True:
+            try:
+                events.extend(self._frames.feed(data))
+                break
+            except UnknownEventArmError as exc:
+                # The frame decoder consumed only that frame; feed(b"") resumes after it.
+                self.skipped_unknown += 1
+                warnings.warn(
+                    f"skipped frame {exc.frame_index}: an event kind this SDK does not know "
+                    "(from a newer protocol version?)",
+                    UnknownEventWarning,
+                    stacklevel=2,
+                )
+                data = b""
         self.events_decoded += len(events)
         return events
 
     def close(self) -> list[AnyEvent]:
-        events: list[AnyEvent] = list(self._frames.close() or [])
+        """End of stream; ``TruncatedFrameError`` if the last frame was cut off."""
+        events: list[AnyEvent] = list(self._frames.close())
         self.events_decoded += len(events)
         return events
 
