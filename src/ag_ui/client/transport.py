@@ -14,6 +14,7 @@ and turns HTTP failures into typed errors:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Optional, TypeVar
 
@@ -131,16 +132,20 @@ async def stream_events(
 async def _with_idle_timeout(
     start: Callable[[], Awaitable[_T]], seconds: Optional[float], signal: AbortSignal
 ) -> Optional[_T]:
-    """Await one read; None when aborted. Each read gets a fresh deadline (keepalives reset it)."""
+    """Await one read; None when aborted. Each read gets a fresh deadline (keepalives reset it).
+
+    One cancel scope serves both the deadline and ``abort()`` (a scope per read is the main
+    per-chunk cost of this loop, so it is kept to one).
+    """
     if signal.aborted:
         return None
-    with anyio.CancelScope() as scope:
+    deadline = math.inf if seconds is None else anyio.current_time() + seconds
+    with anyio.CancelScope(deadline=deadline) as scope:
         signal._scope = scope
         try:
-            with anyio.fail_after(seconds):
-                return await start()
-        except TimeoutError:
-            raise IdleTimeoutError(seconds or 0.0) from None
+            return await start()
         finally:
             signal._scope = None
+    if not signal.aborted:
+        raise IdleTimeoutError(seconds or 0.0)
     return None
