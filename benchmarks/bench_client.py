@@ -80,6 +80,16 @@ def sans_io_pipeline(data: bytes) -> int:
     return count
 
 
+class EventCounter:
+    """The same work as the TypeScript side's ``onEvent`` counter."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_event(self, params: Any) -> None:
+        self.count += 1
+
+
 def in_memory_agent_seconds(data: bytes, rounds: int) -> float:
     import anyio
     import httpx
@@ -94,11 +104,12 @@ def in_memory_agent_seconds(data: bytes, rounds: int) -> float:
             best = float("inf")
             for _ in range(rounds):
                 agent = HttpAgent("http://memory/agent", http_client=client)
-                seen = [0]
-                agent.subscribe(on_event=lambda p: seen.__setitem__(0, seen[0] + 1))
+                counter = EventCounter()
+                agent.subscribe(counter)
                 started = time.perf_counter()
                 await agent.run_agent()
                 best = min(best, time.perf_counter() - started)
+                assert counter.count == 558, counter.count
             return best
 
     return anyio.run(main)
@@ -115,11 +126,12 @@ def loopback_agent_seconds(url: str, rounds: int) -> float:
             best = float("inf")
             for _ in range(rounds):
                 agent = HttpAgent(url, http_client=client)
-                seen = [0]
-                agent.subscribe(on_event=lambda p: seen.__setitem__(0, seen[0] + 1))
+                counter = EventCounter()
+                agent.subscribe(counter)
                 started = time.perf_counter()
                 await agent.run_agent()
                 best = min(best, time.perf_counter() - started)
+                assert counter.count == 558, counter.count
             return best
 
     return anyio.run(main)
@@ -194,10 +206,8 @@ def main() -> None:
     assert ts_memory["events"] == events, ts_memory
 
     def row(name: str, seconds: float, reference: float) -> None:
-        rate = events / seconds
-        print(
-            f"  {name:<44} {seconds * 1000:8.2f} ms  {rate:>10,.0f} ev/s  {reference / seconds:5.2f}x"
-        )
+        rate = f"{events / seconds:>10,.0f} ev/s"
+        print(f"  {name:<50} {seconds * 1000:7.2f} ms {rate}  {reference / seconds:5.2f}x")
 
     print("1. pipeline in memory (decode + verify + apply); ratio vs TypeScript HttpAgent")
     row("TypeScript HttpAgent.runAgent (fetch from memory)", ts_seconds, ts_seconds)
