@@ -12,7 +12,7 @@ from client_helpers import LiveServer, frames
 from starlette.requests import Request
 
 from ag_ui.client import HttpAgent
-from ag_ui.core import IdleTimeoutError
+from ag_ui.core import IdleTimeoutError, IncompleteStreamError
 
 pytestmark = pytest.mark.anyio
 
@@ -101,3 +101,29 @@ async def test_abort_run_stops_the_run_and_closes_the_connection(live_server: Li
     assert deltas == ["la ", "la ", "la "]
     await _wait_closed(live_server, "endless_text")
     assert "endless_text" in live_server.disconnects
+
+
+async def test_a_connection_broken_mid_stream_is_an_incomplete_stream(
+    live_server: LiveServer,
+) -> None:
+    async def dies(request: Request) -> AsyncIterator[bytes]:
+        yield frames(STARTED, {"type": "TEXT_MESSAGE_START", "messageId": "m1"})
+        raise RuntimeError("agent process crashed")  # uvicorn aborts the chunked body
+
+    url = live_server.add("dies", dies)
+    with pytest.raises(IncompleteStreamError) as info:
+        await HttpAgent(url).run_agent()
+    assert info.value.events_received == 2
+    assert "TEXT_MESSAGE_START" in str(info.value)
+
+
+async def test_a_connection_broken_after_the_terminal_event_loses_nothing(
+    live_server: LiveServer,
+) -> None:
+    async def dies_late(request: Request) -> AsyncIterator[bytes]:
+        yield frames(STARTED, FINISHED)
+        raise RuntimeError("crashed while cleaning up")
+
+    url = live_server.add("dies_late", dies_late)
+    result = await HttpAgent(url).run_agent()
+    assert result.outcome_type == "success"

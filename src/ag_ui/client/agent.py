@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Se
 from contextlib import asynccontextmanager
 from typing import Any, Optional, TypeVar, Union
 
+import anyio
 import httpx
 
 from ag_ui.apply import AgentState
@@ -25,7 +26,7 @@ from ag_ui.client.middleware import MiddlewareLike, chain
 from ag_ui.client.result import RunAgentResult
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.client.subscriber import AgentSubscriber, SubscriberParams, run_subscribers
-from ag_ui.client.transport import AbortSignal, stream_events
+from ag_ui.client.transport import AbortSignal, ConnectionLostError, stream_events
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import AGUIError, HTTPStatusError, IncompleteStreamError, TransportError
@@ -338,6 +339,7 @@ class HttpAgent:
         record.append(result)
         known_ids = {message["id"] for message in self._agent_state.messages}
         self.is_running = True
+        processor: Optional[RunProcessor] = None
         try:
             input = await self._initialize(input, subscribers)
             pipeline = RunPipeline(strict=self.strict)
@@ -357,6 +359,17 @@ class HttpAgent:
                 )
             else:
                 pipeline.finish()
+        except ConnectionLostError as exc:
+            # The connection broke. After a terminal event nothing was lost: the run stands.
+            if processor is None or not processor.run_ended:
+                cut = IncompleteStreamError(
+                    f"{processor.describe_incomplete() if processor else 'no events'}: {exc}",
+                    events_received=processor.count if processor else 0,
+                )
+                cut.__cause__ = exc
+                if not await self._failed(cut, input, subscribers):
+                    raise cut from exc
+                result.error = cut
         except Exception as exc:
             if signal.aborted and isinstance(exc, TransportError):
                 result.aborted = True
@@ -367,7 +380,9 @@ class HttpAgent:
         finally:
             self.is_running = False
             result.new_messages = [m for m in self.messages if m.id not in known_ids]
-            await self._finalize(input, subscribers)
+            # Shielded: on_run_finalized runs even when the task is being cancelled.
+            with anyio.CancelScope(shield=True):
+                await self._finalize(input, subscribers)
 
     async def _initialize(self, input: RunAgentInput, subscribers: list[Any]) -> RunAgentInput:
         if not subscribers:

@@ -7,7 +7,8 @@ and turns HTTP failures into typed errors:
 * a 2xx answer that is not an event stream (an HTML login page) raises ``ContentTypeError``;
 * nothing received (no event, no keepalive comment) for ``idle_timeout`` seconds raises
   ``IdleTimeoutError``;
-* connection failures raise ``TransportError``;
+* connection failures raise ``TransportError``; a connection that breaks once the event
+  stream has started raises ``IncompleteStreamError``;
 * cancelling the task (or ``AbortSignal.abort()``) closes the connection.
 """
 
@@ -24,7 +25,12 @@ import httpx
 from ag_ui.client.decoding import decoder_for_content_type, is_known_content_type
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.core.decoding import AnyEvent
-from ag_ui.core.errors import HTTPStatusError, IdleTimeoutError, TransportError
+from ag_ui.core.errors import (
+    HTTPStatusError,
+    IdleTimeoutError,
+    IncompleteStreamError,
+    TransportError,
+)
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
 
 __all__ = ["AbortSignal", "accept_header", "stream_events"]
@@ -36,6 +42,14 @@ _T = TypeVar("_T")
 def accept_header(proto: bool) -> str:
     """What to ask for: SSE, or protobuf with SSE as a fallback for servers without it."""
     return f"{AGUI_MEDIA_TYPE}, {SSE_MEDIA_TYPE};q=0.5" if proto else SSE_MEDIA_TYPE
+
+
+class ConnectionLostError(IncompleteStreamError):
+    """The connection broke after the event stream had started (the agent or a proxy died).
+
+    The agent turns it into an ``IncompleteStreamError`` that says what was received, unless a
+    terminal event had already arrived (then nothing was lost and the run stands).
+    """
 
 
 class AbortSignal:
@@ -99,6 +113,7 @@ async def stream_events(
     signal = signal or AbortSignal()
     request = client.build_request("POST", url, content=body, headers=request_headers)
     response: Optional[httpx.Response] = None
+    streaming = False
     try:
         response = await _with_idle_timeout(
             lambda: client.send(request, stream=True), idle_timeout, signal
@@ -111,19 +126,27 @@ async def stream_events(
         if not is_known_content_type(content_type):
             decoder_for_content_type(content_type, snippet=await _first_bytes(response))
         decoder = decoder_for_content_type(content_type, max_event_size=max_event_size)
+        streaming = True
         chunks = response.aiter_bytes().__aiter__()
         while True:
             chunk = await _with_idle_timeout(lambda: anext(chunks, None), idle_timeout, signal)
             if chunk is None:
                 break
             for event in decoder.feed(chunk):
+                if signal.aborted:
+                    return
                 yield event
         if signal.aborted:
             return
         for event in decoder.close():
             yield event
     except httpx.TransportError as exc:
-        raise TransportError(f"request to {url} failed: {type(exc).__name__}: {exc}") from exc
+        what = f"{type(exc).__name__}: {exc}"
+        if streaming:
+            raise ConnectionLostError(
+                f"the connection broke while reading the event stream ({what})"
+            ) from exc
+        raise TransportError(f"request to {url} failed: {what}") from exc
     finally:
         if response is not None:
             await response.aclose()
