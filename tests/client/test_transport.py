@@ -144,3 +144,23 @@ def test_warning_filter_sanity() -> None:
         warnings.warn("x", UnknownEventWarning, stacklevel=1)
     assert issubclass(caught[0].category, UserWarning)
     assert json.loads("1") == 1
+
+
+async def test_a_gzip_encoded_stream_is_decompressed() -> None:
+    import gzip
+
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def endpoint(request: Request) -> Response:
+        body = gzip.compress(run_frames({"type": "CUSTOM", "name": "n", "value": 1}))
+        return Response(body, media_type="text/event-stream", headers={"content-encoding": "gzip"})
+
+    app = Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
+    seen: list[str] = []
+    await asgi_agent(app).run_agent(
+        subscriber={"on_custom_event": lambda p: seen.append(p.event.name)}
+    )
+    assert seen == ["n"]
