@@ -164,3 +164,19 @@ async def test_a_gzip_encoded_stream_is_decompressed() -> None:
         subscriber={"on_custom_event": lambda p: seen.append(p.event.name)}
     )
     assert seen == ["n"]
+
+
+async def test_an_in_memory_response_from_a_mock_transport_is_read() -> None:
+    import httpx
+
+    from ag_ui.client import HttpAgent
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=run_frames(), headers={"content-type": SSE})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    result = await HttpAgent("http://memory/agent", http_client=client).run_agent()
+    assert result.outcome_type == "success"
+
+
+SSE = "text/event-stream"

@@ -127,9 +127,11 @@ async def stream_events(
             decoder_for_content_type(content_type, snippet=await _first_bytes(response))
         decoder = decoder_for_content_type(content_type, max_event_size=max_event_size)
         streaming = True
-        # Undecoded bytes skip httpx's per-chunk decoder layers when nothing is compressed.
+        # Undecoded bytes skip httpx's per-chunk decoder layers when nothing is compressed
+        # (a response built in memory, e.g. by a mock transport, only offers decoded bytes).
         encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
-        chunks = (response.aiter_bytes() if encoded else response.aiter_raw()).__aiter__()
+        raw = not encoded and not response.is_stream_consumed
+        chunks = (response.aiter_raw() if raw else response.aiter_bytes()).__aiter__()
         while True:
             chunk = await _with_idle_timeout(lambda: anext(chunks, None), idle_timeout, signal)
             if chunk is None:
