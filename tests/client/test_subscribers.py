@@ -176,10 +176,26 @@ async def test_a_failing_subscriber_is_logged_and_skipped(caplog: pytest.LogCapt
 async def test_on_run_initialized_mutation_changes_what_is_sent() -> None:
     recorder = Recorder()
     agent = asgi_agent(static_app(run_frames(), recorder=recorder), initial_state={"a": 1})
-    agent.subscribe(on_run_initialized=lambda p: AgentStateMutation(state={"a": 2}))
+    agent.subscribe(
+        on_run_initialized=lambda p: AgentStateMutation(
+            state={"a": 2}, messages=[UserMessage(id="u1", content="added")]
+        )
+    )
     await agent.run_agent()
     assert recorder.bodies[0]["state"] == {"a": 2}
+    assert recorder.bodies[0]["messages"] == [{"id": "u1", "role": "user", "content": "added"}]
     assert agent.state == {"a": 2}
+    assert agent.messages == [UserMessage(id="u1", content="added")]
+
+
+async def test_unsubscribe_removes_the_subscriber() -> None:
+    seen: list[str] = []
+    agent = asgi_agent(static_app(run_frames()))
+    subscription = agent.subscribe(on_event=lambda p: seen.append(p.event.type.value))
+    await agent.run_agent()
+    subscription.unsubscribe()
+    await agent.run_agent()
+    assert seen == ["RUN_STARTED", "RUN_FINISHED"]
 
 
 async def test_on_run_failed_sees_the_error_and_can_swallow_it() -> None:

@@ -17,7 +17,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "ag_ui.client needs httpx; install the 'client' extra: pip install 'ag-ui-sdk[client]'"
     ) from exc
 
-from ag_ui.client.agent import AgentEventStream, HttpAgent, Subscription
+from ag_ui.client.agent import HttpAgent
 from ag_ui.client.decoding import (
     EventDecoder,
     ProtoEventDecoder,
@@ -25,6 +25,7 @@ from ag_ui.client.decoding import (
     UnknownEventWarning,
     decoder_for_content_type,
 )
+from ag_ui.client.event_stream import AgentEventStream
 from ag_ui.client.interrupts import (
     build_resume_array,
     check_resume_covers,
@@ -46,6 +47,7 @@ from ag_ui.client.subscriber import (
     AgentStateMutation,
     AgentSubscriber,
     SubscriberParams,
+    Subscription,
 )
 from ag_ui.client.sync import SyncHttpAgent
 from ag_ui.client.transport import AbortSignal

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import warnings
 from typing import Any, Optional
@@ -22,7 +23,7 @@ from ag_ui.client.subscriber import (
 from ag_ui.core.errors import RunError
 from ag_ui.core.types import Message, RunAgentInput, ToolCall
 
-__all__ = ["RunProcessor"]
+__all__ = ["RunProcessor", "finalize_run", "initialize_run", "report_failure"]
 
 _MESSAGE_EVENTS = frozenset(
     {
@@ -261,3 +262,35 @@ class RunProcessor:
                     self.agent, self.input, tool_call=ToolCall.model_validate(call)
                 )
                 await run_subscribers(self.subscribers, "on_new_tool_call", params)
+
+
+async def initialize_run(agent: Any, input: RunAgentInput, subscribers: list[Any]) -> RunAgentInput:
+    """Run ``on_run_initialized``; a mutation there changes what is sent."""
+    if not subscribers:
+        return input
+    params = SubscriberParams(agent, input)
+    outcome = await run_subscribers(subscribers, "on_run_initialized", params)
+    if not (outcome.messages_changed or outcome.state_changed):
+        return input
+    fields = input.model_dump(by_alias=True, mode="json")
+    fields["messages"] = [m for m in agent.agent_state.messages if m.get("role") != "activity"]
+    fields["state"] = copy.deepcopy(agent.state)
+    return RunAgentInput.model_validate(fields)
+
+
+async def report_failure(
+    agent: Any, error: BaseException, input: RunAgentInput, subscribers: list[Any]
+) -> bool:
+    """Run ``on_run_failed``; True when a subscriber swallowed the error."""
+    if not subscribers:
+        return False
+    params = SubscriberParams(agent, input, error=error)
+    outcome = await run_subscribers(subscribers, "on_run_failed", params)
+    return outcome.stopped
+
+
+async def finalize_run(agent: Any, input: RunAgentInput, subscribers: list[Any]) -> None:
+    """Run ``on_run_finalized`` (after success and failure alike)."""
+    if not subscribers:
+        return
+    await run_subscribers(subscribers, "on_run_finalized", SubscriberParams(agent, input))

@@ -11,47 +11,43 @@ from __future__ import annotations
 import copy
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
-from typing import Any, Optional, TypeVar, Union
+from typing import Any, Optional, Union
 
 import anyio
 import httpx
 
 from ag_ui.apply import AgentState
 from ag_ui.apply._state import to_wire
+from ag_ui.client._messages import as_message
 from ag_ui.client._pipeline import RunPipeline
-from ag_ui.client._run import RunProcessor
+from ag_ui.client._run import RunProcessor, finalize_run, initialize_run, report_failure
+from ag_ui.client.event_stream import AgentEventStream, closing
 from ag_ui.client.interrupts import check_resume_covers
 from ag_ui.client.middleware import MiddlewareLike, chain
 from ag_ui.client.result import RunAgentResult
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
-from ag_ui.client.subscriber import AgentSubscriber, SubscriberParams, run_subscribers
-from ag_ui.client.transport import AbortSignal, ConnectionLostError, stream_events
+from ag_ui.client.subscriber import (
+    AgentSubscriber,
+    Subscription,
+    as_subscriber,
+)
+from ag_ui.client.transport import (
+    AbortSignal,
+    ConnectionLostError,
+    fetch_capabilities,
+    stream_events,
+)
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
-from ag_ui.core.errors import AGUIError, HTTPStatusError, IncompleteStreamError, TransportError
+from ag_ui.core.errors import AGUIError, IncompleteStreamError, TransportError
 from ag_ui.core.types import Context, Interrupt, Message, ResumeEntry, RunAgentInput, Tool
 from ag_ui.core.version import PROTOCOL_VERSION
 
-__all__ = ["AgentEventStream", "HttpAgent", "Subscription"]
-
-_T = TypeVar("_T")
+__all__ = ["HttpAgent"]
 
 ToolLike = Union[Tool, Mapping[str, Any]]
 ContextLike = Union[Context, Mapping[str, Any]]
 ResumeLike = Union[ResumeEntry, Mapping[str, Any]]
-
-
-class Subscription:
-    """Returned by ``subscribe``; ``unsubscribe()`` removes the subscriber again."""
-
-    def __init__(self, agent: HttpAgent, subscriber: Any) -> None:
-        self._agent = agent
-        self._subscriber = subscriber
-
-    def unsubscribe(self) -> None:
-        if self._subscriber in self._agent.subscribers:
-            self._agent.subscribers.remove(self._subscriber)
 
 
 class _Transport:
@@ -100,7 +96,7 @@ class HttpAgent:
         self.description = description
         self.thread_id = thread_id or str(uuid.uuid4())
         self._agent_state = AgentState(
-            messages=[_as_message(m) for m in initial_messages or []],
+            messages=[as_message(m) for m in initial_messages or []],
             state=copy.deepcopy(initial_state) if initial_state is not None else {},
         )
         self._typed: Optional[list[Message]] = None
@@ -132,7 +128,7 @@ class HttpAgent:
 
     @messages.setter
     def messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
-        typed = [_as_message(m) for m in messages]
+        typed = [as_message(m) for m in messages]
         self._agent_state = self._agent_state.evolve(messages=tuple(to_wire(typed)))
         self._typed, self._typed_for = typed, self._agent_state
 
@@ -164,7 +160,7 @@ class HttpAgent:
             subscriber = AgentSubscriber(**callbacks)
         elif callbacks:
             raise TypeError("pass a subscriber object or callbacks, not both")
-        subscriber = _as_subscriber(subscriber)
+        subscriber = as_subscriber(subscriber)
         self.subscribers.append(subscriber)
         return Subscription(self, subscriber)
 
@@ -248,13 +244,13 @@ class HttpAgent:
         body = input.__pydantic_serializer__.to_json(input, by_alias=True)
         if self.http_client is not None:
             events = stream_events(self.http_client, self.url, body, **self._stream_options(signal))
-            async with _closing(events):
+            async with closing(events):
                 async for event in events:
                     yield event
             return
         async with httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=None)) as client:
             events = stream_events(client, self.url, body, **self._stream_options(signal))
-            async with _closing(events):
+            async with closing(events):
                 async for event in events:
                     yield event
 
@@ -333,7 +329,7 @@ class HttpAgent:
         self._sync_typed_messages()
         input = self.prepare_input(**parameters)
         check_resume_covers(self.pending_interrupts, input.resume)
-        subscribers = [*self.subscribers, *([_as_subscriber(subscriber)] if subscriber else [])]
+        subscribers = [*self.subscribers, *([as_subscriber(subscriber)] if subscriber else [])]
         signal = self._signal = AbortSignal()
         result = RunAgentResult(run_id=input.run_id)
         record.append(result)
@@ -341,11 +337,11 @@ class HttpAgent:
         self.is_running = True
         processor: Optional[RunProcessor] = None
         try:
-            input = await self._initialize(input, subscribers)
+            input = await initialize_run(self, input, subscribers)
             pipeline = RunPipeline(strict=self.strict)
             processor = RunProcessor(self, subscribers, input, result)
             source = chain(self.middlewares, _Transport(self, signal)).run(input)
-            async with _closing(source):
+            async with closing(source):
                 async for raw in source:
                     for event in pipeline.expand(raw):
                         await processor.process(event)
@@ -367,13 +363,13 @@ class HttpAgent:
                     events_received=processor.count if processor else 0,
                 )
                 cut.__cause__ = exc
-                if not await self._failed(cut, input, subscribers):
+                if not await report_failure(self, cut, input, subscribers):
                     raise cut from exc
                 result.error = cut
         except Exception as exc:
             if signal.aborted and isinstance(exc, TransportError):
                 result.aborted = True
-            elif await self._failed(exc, input, subscribers):
+            elif await report_failure(self, exc, input, subscribers):
                 result.error = exc
             else:
                 raise
@@ -382,114 +378,12 @@ class HttpAgent:
             result.new_messages = [m for m in self.messages if m.id not in known_ids]
             # Shielded: on_run_finalized runs even when the task is being cancelled.
             with anyio.CancelScope(shield=True):
-                await self._finalize(input, subscribers)
-
-    async def _initialize(self, input: RunAgentInput, subscribers: list[Any]) -> RunAgentInput:
-        if not subscribers:
-            return input
-        params = SubscriberParams(self, input)
-        outcome = await run_subscribers(subscribers, "on_run_initialized", params)
-        if not (outcome.messages_changed or outcome.state_changed):
-            return input
-        return input.model_copy(
-            update={
-                "messages": [m for m in self._agent_state.messages if m.get("role") != "activity"],
-                "state": copy.deepcopy(self.state),
-            }
-        )
-
-    async def _failed(
-        self, error: BaseException, input: RunAgentInput, subscribers: list[Any]
-    ) -> bool:
-        """Run ``on_run_failed``; True when a subscriber swallowed the error."""
-        if not subscribers:
-            return False
-        params = SubscriberParams(self, input, error=error)
-        outcome = await run_subscribers(subscribers, "on_run_failed", params)
-        return outcome.stopped
-
-    async def _finalize(self, input: RunAgentInput, subscribers: list[Any]) -> None:
-        if not subscribers:
-            return
-        await run_subscribers(subscribers, "on_run_finalized", SubscriberParams(self, input))
+                await finalize_run(self, input, subscribers)
 
     # -- discovery -----------------------------------------------------------------------
 
     async def get_capabilities(self) -> Optional[AgentCapabilities]:
         """GET ``<url>/capabilities``; ``None`` when the agent declares nothing (404)."""
-        url = self.url.rstrip("/") + "/capabilities"
-        try:
-            if self.http_client is not None:
-                response = await self.http_client.get(url, headers=self.headers)
-            else:
-                async with httpx.AsyncClient(timeout=self.timeout) as client:
-                    response = await client.get(url, headers=self.headers)
-        except httpx.TransportError as exc:
-            raise TransportError(f"request to {url} failed: {type(exc).__name__}: {exc}") from exc
-        if response.status_code == 404:
-            return None
-        if not response.is_success:
-            try:
-                body: Any = response.json()
-            except ValueError:
-                body = response.text
-            raise HTTPStatusError(response.status_code, body, url=url)
-        return AgentCapabilities.model_validate_json(response.content)
-
-
-class AgentEventStream:
-    """The events of one run: an async iterator and an async context manager.
-
-    ``result`` is set once the run ended; errors surface from the iteration.
-    """
-
-    def __init__(self, agent: HttpAgent, parameters: dict[str, Any], subscriber: Any) -> None:
-        self._record: list[RunAgentResult] = []
-        self._events = agent._run(parameters, subscriber, self._record)
-
-    @property
-    def result(self) -> Optional[RunAgentResult]:
-        return self._record[0] if self._record else None
-
-    def __aiter__(self) -> AgentEventStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        return await self._events.__anext__()
-
-    async def aclose(self) -> None:
-        """Stop the run and close the connection."""
-        await self._events.aclose()
-
-    async def __aenter__(self) -> AgentEventStream:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-
-@asynccontextmanager
-async def _closing(iterator: AsyncIterator[_T]) -> AsyncGenerator[AsyncIterator[_T], None]:
-    """Close an async iterator on exit if it can be closed (middleware may return plain
-    iterators); closing the generator chain is what releases the HTTP connection."""
-    try:
-        yield iterator
-    finally:
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-
-def _as_subscriber(subscriber: Any) -> Any:
-    """Subscribers may be objects or ``{"on_event": fn, ...}`` mappings."""
-    if isinstance(subscriber, Mapping):
-        return AgentSubscriber(**subscriber)
-    return subscriber
-
-
-def _as_message(message: Union[Message, Mapping[str, Any]]) -> Message:
-    from ag_ui.client._messages import MESSAGE_ADAPTER
-
-    if isinstance(message, Mapping):
-        return MESSAGE_ADAPTER.validate_python(message)
-    return message
+        return await fetch_capabilities(
+            self.http_client, self.url, headers=self.headers, timeout=self.timeout
+        )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import inspect
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -28,6 +28,8 @@ __all__ = [
     "AgentStateMutation",
     "AgentSubscriber",
     "SubscriberParams",
+    "Subscription",
+    "as_subscriber",
     "callback_name_for",
     "run_subscribers",
 ]
@@ -161,6 +163,25 @@ class SubscriberParams:
     @property
     def state(self) -> Any:
         return self.agent.state
+
+
+class Subscription:
+    """Returned by ``subscribe``; ``unsubscribe()`` removes the subscriber again."""
+
+    def __init__(self, agent: Any, subscriber: Any) -> None:
+        self._agent = agent
+        self._subscriber = subscriber
+
+    def unsubscribe(self) -> None:
+        if self._subscriber in self._agent.subscribers:
+            self._agent.subscribers.remove(self._subscriber)
+
+
+def as_subscriber(subscriber: Any) -> Any:
+    """Subscribers may be objects or ``{"on_event": fn, ...}`` mappings."""
+    if isinstance(subscriber, Mapping):
+        return AgentSubscriber(**subscriber)
+    return subscriber
 
 
 class AgentSubscriber:

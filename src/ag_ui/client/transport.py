@@ -24,6 +24,7 @@ import httpx
 
 from ag_ui.client.decoding import decoder_for_content_type, is_known_content_type
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
+from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (
     HTTPStatusError,
@@ -33,7 +34,13 @@ from ag_ui.core.errors import (
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
 
-__all__ = ["AbortSignal", "accept_header", "stream_events"]
+__all__ = [
+    "AbortSignal",
+    "ConnectionLostError",
+    "accept_header",
+    "fetch_capabilities",
+    "stream_events",
+]
 
 _ERROR_BODY_LIMIT = 64 * 1024
 _T = TypeVar("_T")
@@ -176,3 +183,31 @@ async def _with_idle_timeout(
     if not signal.aborted:
         raise IdleTimeoutError(seconds or 0.0)
     return None
+
+
+async def fetch_capabilities(
+    client: Optional[httpx.AsyncClient],
+    agent_url: str,
+    *,
+    headers: Optional[Mapping[str, str]] = None,
+    timeout: float = 30.0,
+) -> Optional[AgentCapabilities]:
+    """GET ``<agent_url>/capabilities`` (this SDK's server convention); ``None`` on 404."""
+    url = agent_url.rstrip("/") + "/capabilities"
+    try:
+        if client is not None:
+            response = await client.get(url, headers=headers)
+        else:
+            async with httpx.AsyncClient(timeout=timeout) as own_client:
+                response = await own_client.get(url, headers=headers)
+    except httpx.TransportError as exc:
+        raise TransportError(f"request to {url} failed: {type(exc).__name__}: {exc}") from exc
+    if response.status_code == 404:
+        return None
+    if not response.is_success:
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = response.text
+        raise HTTPStatusError(response.status_code, body, url=url)
+    return AgentCapabilities.model_validate_json(response.content)
