@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import struct
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,6 +107,24 @@ def _raw_proto_app(body: bytes) -> Starlette:
         return Response(body, media_type=AGUI_MEDIA_TYPE)
 
     return Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
+
+
+async def test_frames_from_the_typescript_encoder_give_the_same_conversation() -> None:
+    interop = Path(__file__).resolve().parents[1] / "interop"
+    frames = subprocess.run(
+        ["node", str(interop / "ts_proto_frames.mjs")],
+        input=json.dumps(SCENARIO).encode(),
+        capture_output=True,
+        check=True,
+        cwd=interop,
+        timeout=60,
+    ).stdout
+    by_ts_frames = asgi_agent(_raw_proto_app(frames), proto=True)
+    by_sse = asgi_agent(negotiating_app(SCENARIO))
+    await by_ts_frames.run_agent()
+    await by_sse.run_agent()
+    assert wire(by_ts_frames) == wire(by_sse)
+    assert by_ts_frames.state == by_sse.state == {"n": 0, "tags": ["a"]}
 
 
 async def test_agui_run_proto_over_loopback(live_server: LiveServer) -> None:
