@@ -11,11 +11,15 @@ from typing import Any
 
 from ag_ui.apply._state import AgentState, RunSummary, push_message, replace_message, to_wire
 
+_new = tuple.__new__
+
 __all__ = [
     "ReducerWarning",
     "encrypted_value",
     "stream_content",
     "stream_end",
+    "text_content",
+    "reasoning_content",
     "stream_start",
     "tool_call_args",
     "tool_call_end",
@@ -78,15 +82,35 @@ def stream_start(current: AgentState, event: Any, role: str, what: str) -> Agent
 
 def stream_content(current: AgentState, event: Any, what: str) -> AgentState:
     """TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append the delta."""
-    position = _target(current, event, what)
-    if position < 0:
+    # The hottest row of all (one per token): kept flat on purpose.
+    position = current._index.get(event.message_id, -1)
+    messages = current.messages
+    if position < 0 or messages[position].get("role") == "activity":
+        _target(current, event, what)  # warns
         return current
-    existing = current.messages[position]
+    existing = messages[position]
     content = existing.get("content")
     message = {**existing, "content": (content if isinstance(content, str) else "") + event.delta}
     if event.metadata is not None:
         message = merge_metadata(message, event.metadata)
-    return replace_message(current, position, message)
+    return _new(
+        AgentState,
+        (
+            (*messages[:position], message, *messages[position + 1 :]),
+            current.state,
+            current.pending_interrupts,
+            current.run,
+            current._index,
+        ),
+    )
+
+
+def text_content(current: AgentState, event: Any) -> AgentState:
+    return stream_content(current, event, "TEXT_MESSAGE_CONTENT")
+
+
+def reasoning_content(current: AgentState, event: Any) -> AgentState:
+    return stream_content(current, event, "REASONING_MESSAGE_CONTENT")
 
 
 def stream_end(current: AgentState, event: Any, what: str) -> AgentState:

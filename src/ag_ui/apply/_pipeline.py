@@ -76,21 +76,20 @@ class EventPipeline:
 
     def feed(self, event: Any) -> list[Any]:
         """Run one event through the pipeline; return the (expanded) events applied."""
-        applied: list[Any] = []
+        event = self.compatibility.translate(event)
+        if self.null_checks:
+            reject_optional_nulls(event)
+        expanded = self.chunks.feed(event)
         verify = self.verifier.feed
-        for translated in self.compatibility.feed(event):
-            if self.null_checks:
-                reject_optional_nulls(translated)
-            for expanded in self.chunks.feed(translated):
-                verify(expanded)
-                try:
-                    self._state = apply_event(self._state, expanded)
-                except PatchError as error:
-                    self._state = error.agent_state
-                    self.patch_errors.append(error)
-                    self._on_patch_error(error)
-                applied.append(expanded)
-        return applied
+        for item in expanded:
+            verify(item)
+            try:
+                self._state = apply_event(self._state, item)
+            except PatchError as error:
+                self._state = error.agent_state
+                self.patch_errors.append(error)
+                self._on_patch_error(error)
+        return expanded
 
     def finish(self) -> None:
         """End of the stream: drop unfinished chunk streams, then the verifier's end check."""

@@ -62,14 +62,12 @@ def _state_snapshot(current: AgentState, event: Any) -> AgentState:
 
 _ROWS: dict[type, Row] = {
     TextMessageStartEvent: lambda s, e: rows.stream_start(s, e, e.role, "TEXT_MESSAGE_START"),
-    TextMessageContentEvent: lambda s, e: rows.stream_content(s, e, "TEXT_MESSAGE_CONTENT"),
+    TextMessageContentEvent: rows.text_content,
     TextMessageEndEvent: lambda s, e: rows.stream_end(s, e, "TEXT_MESSAGE_END"),
     ReasoningMessageStartEvent: lambda s, e: rows.stream_start(
         s, e, "reasoning", "REASONING_MESSAGE_START"
     ),
-    ReasoningMessageContentEvent: lambda s, e: rows.stream_content(
-        s, e, "REASONING_MESSAGE_CONTENT"
-    ),
+    ReasoningMessageContentEvent: rows.reasoning_content,
     ReasoningMessageEndEvent: lambda s, e: rows.stream_end(s, e, "REASONING_MESSAGE_END"),
     ToolCallStartEvent: rows.tool_call_start,
     ToolCallArgsEvent: rows.tool_call_args,

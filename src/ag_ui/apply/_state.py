@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Optional
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -62,46 +63,58 @@ def _build_index(messages: tuple[MessageDict, ...]) -> dict[str, int]:
     return index
 
 
-class AgentState:
+class AgentState(tuple):  # type: ignore[type-arg]
     """Messages, state and run bookkeeping after some events; immutable.
 
     ``messages`` is a tuple of wire-JSON message dicts, ``state`` any JSON value,
     ``pending_interrupts`` the interrupts (wire JSON) of the last RUN_FINISHED, ``run`` a
     ``RunSummary``. Build one with ``AgentState(messages=..., state=...)`` (messages may be
     pydantic models or dicts) and advance it with ``ag_ui.apply.apply_event``.
+
+    (It is a tuple underneath only because that makes a new state cheap to build: the reducer
+    builds one per event. Use the named attributes.)
     """
 
-    __slots__ = ("_index", "messages", "pending_interrupts", "run", "state")
+    __slots__ = ()
 
-    messages: tuple[MessageDict, ...]
-    state: Any
-    pending_interrupts: tuple[MessageDict, ...]
-    run: RunSummary
-    _index: dict[str, int]
+    if TYPE_CHECKING:
 
-    def __init__(
-        self,
+        @property
+        def messages(self) -> tuple[MessageDict, ...]: ...
+        @property
+        def state(self) -> Any: ...
+        @property
+        def pending_interrupts(self) -> tuple[MessageDict, ...]: ...
+        @property
+        def run(self) -> RunSummary: ...
+        @property
+        def _index(self) -> dict[str, int]: ...
+
+    else:
+        messages = property(itemgetter(0), doc="The messages, as wire-JSON dicts (read-only).")
+        state = property(itemgetter(1), doc="The state: any JSON value.")
+        pending_interrupts = property(itemgetter(2), doc="Interrupts of the last RUN_FINISHED.")
+        run = property(itemgetter(3), doc="Bookkeeping of the current or last run.")
+        _index = property(itemgetter(4))
+
+    def __new__(
+        cls,
         *,
         messages: Iterable[Any] = (),
         state: Any = None,
         pending_interrupts: Iterable[Any] = (),
         run: RunSummary = _EMPTY_RUN,
-    ) -> None:
+    ) -> AgentState:
         wire_messages = tuple(to_wire(m) if not isinstance(m, dict) else m for m in messages)
         for message in wire_messages:
             if not isinstance(message, Mapping) or not isinstance(message.get("id"), str):
                 raise TypeError(f"a message needs a string 'id': {message!r}")
-        _init(
-            self,
-            wire_messages,
-            to_wire(state),
-            tuple(to_wire(list(pending_interrupts))),
-            run,
-            _build_index(wire_messages),
-        )
+        interrupts = tuple(to_wire(list(pending_interrupts)))
+        fields = (wire_messages, to_wire(state), interrupts, run, _build_index(wire_messages))
+        return _new(cls, fields)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("AgentState is immutable; use apply_event() or evolve()")
+    def __iter__(self) -> Any:
+        raise TypeError("AgentState is not iterable; use .messages, .state, ...")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AgentState):
@@ -113,6 +126,10 @@ class AgentState:
             and self.run == other.run
         )
 
+    def __ne__(self, other: object) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
@@ -120,6 +137,9 @@ class AgentState:
             f"AgentState(messages={list(self.messages)!r}, state={self.state!r}, "
             f"pending_interrupts={list(self.pending_interrupts)!r}, run={self.run!r})"
         )
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (self.messages, self.state, self.pending_interrupts, self.run))
 
     def message_position(self, message_id: str) -> int:
         """Position of the first message with ``message_id``, or -1."""
@@ -139,53 +159,43 @@ class AgentState:
         index: Optional[dict[str, int]] = None,
     ) -> AgentState:
         """A copy with some fields replaced (``index`` is recomputed unless given)."""
-        new = object.__new__(AgentState)
         if messages is None:
             messages, index = self.messages, self._index
         elif index is None:
             index = _build_index(messages)
-        _init(
-            new,
-            messages,
-            self.state if state is ... else state,
-            self.pending_interrupts if pending_interrupts is None else pending_interrupts,
-            self.run if run is None else run,
-            index,
+        return _new(
+            AgentState,
+            (
+                messages,
+                self.state if state is ... else state,
+                self.pending_interrupts if pending_interrupts is None else pending_interrupts,
+                self.run if run is None else run,
+                index,
+            ),
         )
-        return new
 
 
-_set = object.__setattr__
+_new = tuple.__new__
+_messages_of = itemgetter(0)
 
 
-def _init(
-    target: AgentState,
-    messages: tuple[MessageDict, ...],
-    state: Any,
-    pending_interrupts: tuple[MessageDict, ...],
-    run: RunSummary,
-    index: dict[str, int],
-) -> None:
-    _set(target, "messages", messages)
-    _set(target, "state", state)
-    _set(target, "pending_interrupts", pending_interrupts)
-    _set(target, "run", run)
-    _set(target, "_index", index)
+def _rebuild(messages: Any, state: Any, interrupts: Any, run: RunSummary) -> AgentState:
+    return AgentState(messages=messages, state=state, pending_interrupts=interrupts, run=run)
 
 
 def replace_message(current: AgentState, position: int, message: MessageDict) -> AgentState:
     """The state with the message at ``position`` replaced (same id: the index is shared)."""
     messages = current.messages
-    new = object.__new__(AgentState)
-    _init(
-        new,
-        (*messages[:position], message, *messages[position + 1 :]),
-        current.state,
-        current.pending_interrupts,
-        current.run,
-        current._index,
+    return _new(
+        AgentState,
+        (
+            (*messages[:position], message, *messages[position + 1 :]),
+            current.state,
+            current.pending_interrupts,
+            current.run,
+            current._index,
+        ),
     )
-    return new
 
 
 def push_message(current: AgentState, message: MessageDict) -> AgentState:

@@ -18,7 +18,12 @@ from ag_ui.core.errors import AGUIError
 
 __all__ = ["main"]
 
-_COMMAND_MODULES: tuple[str, ...] = ("ag_ui.cli.encode", "ag_ui.cli.convert", "ag_ui.cli.run")
+_COMMAND_MODULES: tuple[str, ...] = (
+    "ag_ui.cli.encode",
+    "ag_ui.cli.convert",
+    "ag_ui.cli.verify",
+    "ag_ui.cli.run",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

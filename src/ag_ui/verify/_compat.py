@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 import uuid
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, get_args
 
 from ag_ui.core.events import (
+    Event,
     MessagesSnapshotEvent,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
@@ -55,6 +56,12 @@ _TOP_LEVEL_LEGACY_NULLS: dict[type, tuple[tuple[str, str], ...]] = {
     SubagentFinishedEvent: (("result", "result"),),
     ToolCallStartEvent: (("parent_message_id", "parentMessageId"),),
     ToolCallChunkEvent: (("parent_message_id", "parentMessageId"),),
+}
+# 1.0 event classes in which only a legacy ``rawEvent: null`` can need translating.
+_PLAIN = frozenset(get_args(get_args(Event)[0])) - {
+    *_TOP_LEVEL_LEGACY_NULLS,
+    MessagesSnapshotEvent,
+    RunStartedEvent,
 }
 _THINKING = (
     ThinkingStartEvent,
@@ -113,10 +120,16 @@ class CompatibilityTranslator:
 
     def feed(self, event: Any) -> list[Any]:
         """Translate one event (1.0 or legacy) into the 1.0 events to pass on."""
+        return [self.translate(event)]
+
+    def translate(self, event: Any) -> Any:
+        """Translate one event; every conversion maps one event to exactly one event."""
         cls = event.__class__
-        if cls in _THINKING or isinstance(event, _THINKING):
-            return [self._thinking(event)]
         fields_set = event.__pydantic_fields_set__
+        if cls in _PLAIN and ("raw_event" not in fields_set or event.raw_event is not None):
+            return event  # the common case: nothing legacy can be in it
+        if isinstance(event, _THINKING):
+            return self._thinking(event)
         cleared: list[str] = []
         if "raw_event" in fields_set and event.raw_event is None:
             cleared.append("raw_event")
@@ -134,7 +147,7 @@ class CompatibilityTranslator:
                 event = event.model_copy(update={"messages": messages})
         elif cls is RunStartedEvent and event.input is not None:
             event = self._run_input(event)
-        return [event]
+        return event
 
     def _run_input(self, event: Any) -> Any:
         run_input = event.input

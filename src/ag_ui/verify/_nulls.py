@@ -69,6 +69,9 @@ def reject_optional_nulls(event: Any) -> None:
     absent fields). Nulls the verifier reports with its own rule (``subagentRunId``; the
     optional fields of SUBAGENT_*) are left to it. Raises ``AGUIValidationError``.
     """
+    values = getattr(event, "__dict__", None)
+    if values is not None and None not in values.values():
+        return  # the common case, decided at C speed
     fields_set = getattr(event, "__pydantic_fields_set__", None)
     if not fields_set:
         return

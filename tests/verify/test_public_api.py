@@ -1,0 +1,40 @@
+"""Pins the public surface of ``ag_ui.verify`` and ``ag_ui.apply``."""
+
+from __future__ import annotations
+
+import ag_ui.apply
+import ag_ui.verify
+
+
+def test_verify_all() -> None:
+    assert ag_ui.verify.__all__ == [
+        "ChunkExpander",
+        "ChunkExpansionError",
+        "ChunkTransformWarning",
+        "CompatibilityTranslator",
+        "CompatibilityWarning",
+        "EventSequenceError",
+        "EventVerifier",
+        "ProtocolError",
+        "UnterminatedRunError",
+        "compact_events",
+        "reject_optional_nulls",
+        "verify_events",
+    ]
+    assert all(hasattr(ag_ui.verify, name) for name in ag_ui.verify.__all__)
+
+
+def test_apply_all() -> None:
+    assert ag_ui.apply.__all__ == [
+        "ACTIVITY_HISTORY_METADATA",
+        "AgentState",
+        "EventPipeline",
+        "PatchError",
+        "PatchFailedWarning",
+        "ReducerWarning",
+        "RunSummary",
+        "apply_event",
+        "apply_patch",
+        "authoritative_activity_types",
+    ]
+    assert all(hasattr(ag_ui.apply, name) for name in ag_ui.apply.__all__)
