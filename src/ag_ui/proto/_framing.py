@@ -8,7 +8,7 @@ soon as its 4 bytes arrive, and the frame's bytes are then discarded as they str
 from __future__ import annotations
 
 import struct
-from typing import Union
+from typing import Optional, Union
 
 from ag_ui.core.errors import (
     EncodingError,
@@ -19,6 +19,7 @@ from ag_ui.core.errors import (
 )
 from ag_ui.core.events import BaseEvent, Event
 from ag_ui.proto._codec import decode_event, encode_event
+from ag_ui.proto._fast import decode_flat
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "FrameDecoder", "encode_frame"]
 
@@ -90,44 +91,54 @@ class FrameDecoder:
         else:
             work = data
         offset, size, limit = 0, len(work), self.max_frame_size
+        unpack, flat, append = _PREFIX.unpack_from, decode_flat, events.append
         try:
             while size - offset >= 4:
-                (length,) = _PREFIX.unpack_from(work, offset)
-                index = self.frames_read
-                if length > limit:
-                    available = size - offset - 4
-                    self.frames_read += 1
-                    if available >= length:
-                        offset += 4 + length
-                    else:
-                        self._discard, self._discard_frame = length - available, (index, length)
-                        offset = size
-                    raise FrameTooLargeError(length, limit, frame_index=index)
+                (length,) = unpack(work, offset)
                 end = offset + 4 + length
+                if length > limit:
+                    self._skip_oversized(length, size - offset - 4)
+                    offset = min(end, size)
+                    raise FrameTooLargeError(length, limit, frame_index=self.frames_read - 1)
                 if end > size:
                     break
                 frame = bytes(work[offset + 4 : end])
                 offset = end
                 self.frames_read += 1
-                try:
-                    events.append(decode_event(frame))
-                except UnknownEventArmError as exc:
-                    if not self.skip_unknown:
-                        raise UnknownEventArmError(exc.field_numbers, frame_index=index) from None
-                    self.skipped_unknown += 1
-                except MalformedFrameError as exc:
-                    raise MalformedFrameError(
-                        exc.reason,
-                        field_path=exc.field_path,
-                        problems=exc.problems,
-                        frame_index=index,
-                    ) from None
+                # The flat-event fast path first; everything else through the general decoder.
+                event = flat(frame)
+                if event is None:
+                    event = self._decode(frame)
+                    if event is None:
+                        continue
+                append(event)  # type: ignore[arg-type]
         except Exception:
             self._pending = events
             raise
         finally:
             self._keep(work, offset)
         return events
+
+    def _skip_oversized(self, length: int, available: int) -> None:
+        """Count the frame and arrange to drop whatever of it has not arrived yet."""
+        self.frames_read += 1
+        if available < length:
+            self._discard, self._discard_frame = length - available, (self.frames_read - 1, length)
+
+    def _decode(self, frame: bytes) -> Optional[Event]:
+        """The general decoder, with the frame index put on its errors."""
+        index = self.frames_read - 1
+        try:
+            return decode_event(frame)
+        except UnknownEventArmError as exc:
+            if not self.skip_unknown:
+                raise UnknownEventArmError(exc.field_numbers, frame_index=index) from None
+            self.skipped_unknown += 1
+            return None
+        except MalformedFrameError as exc:
+            raise MalformedFrameError(
+                exc.reason, field_path=exc.field_path, problems=exc.problems, frame_index=index
+            ) from None
 
     def _keep(self, work: Bytes, offset: int) -> None:
         if work is self._buffer:
