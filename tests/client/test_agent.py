@@ -268,3 +268,25 @@ def test_sync_facade_runs_and_streams(live_server: LiveServer) -> None:
 def test_sync_facade_refuses_an_async_client() -> None:
     with pytest.raises(TypeError, match="http_client"):
         SyncHttpAgent("http://x", http_client=httpx.AsyncClient())
+
+
+def test_sync_facade_abort_from_another_thread(live_server: LiveServer) -> None:
+    import threading
+
+    async def endless(request: Request) -> AsyncIterator[bytes]:
+        body = json.loads(await request.body())
+        yield frames({"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]})
+        while True:
+            await anyio.sleep(0.02)
+            yield b": keepalive\n\n"
+
+    url = live_server.add("sync_endless", endless)
+    started = threading.Event()
+    with SyncHttpAgent(url, idle_timeout=5) as agent:
+        agent.subscribe(on_run_started_event=lambda p: started.set())
+        aborter = threading.Thread(target=lambda: started.wait(10) and agent.abort_run())
+        aborter.start()
+        result = agent.run_agent()
+        aborter.join(10)
+    assert result.aborted is True
+    assert live_server.closed["sync_endless"].wait(10)
