@@ -16,8 +16,8 @@ from __future__ import annotations
 import copy
 import inspect
 import logging
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from ag_ui.core.types import Interrupt, Message, RunAgentInput, ToolCall
@@ -120,7 +120,7 @@ class AgentStateMutation:
     stop_propagation: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class SubscriberParams:
     """Everything a callback gets. Fields that do not apply to a callback stay ``None``.
 
@@ -147,8 +147,8 @@ class SubscriberParams:
     # RUN_FINISHED: "success" | "interrupt" | "cancelled" and what goes with it.
     outcome: Optional[str] = None
     result: Any = None
-    pending_tool_call_ids: list[str] = field(default_factory=list)
-    interrupts: list[Interrupt] = field(default_factory=list)
+    pending_tool_call_ids: Sequence[str] = ()
+    interrupts: Sequence[Interrupt] = ()
     # on_run_failed, on_new_message, on_new_tool_call.
     error: Optional[BaseException] = None
     message: Optional[Message] = None
@@ -209,7 +209,7 @@ class MutationOutcome:
 
 async def _call(callback: Any, params: SubscriberParams) -> Any:
     result = callback(params)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):
         result = await result
     return result
 
