@@ -10,8 +10,12 @@ __all__ = ["TextReporter"]
 _RESULT_LIMIT = 300
 
 
-def _compact(value: Any, limit: int = _RESULT_LIMIT) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+def _compact(value: Any, limit: int = _RESULT_LIMIT, *, raw_strings: bool = True) -> str:
+    """One-line JSON (strings as they are unless ``raw_strings`` is False), cut at ``limit``."""
+    if raw_strings and isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return text if len(text) <= limit else text[:limit] + "..."
 
 
@@ -76,7 +80,7 @@ class TextReporter:
     def on_state_delta_event(self, params: Any) -> None:
         changes = []
         for op in params.event.delta:
-            value = f" {_compact(op['value'], 80)}" if "value" in op else ""
+            value = f" {_compact(op['value'], 80, raw_strings=False)}" if "value" in op else ""
             source = f" from {op['from']}" if "from" in op else ""
             changes.append(f"{op.get('op')} {op.get('path')}{source}{value}")
         self._line("state change: " + "; ".join(changes))
