@@ -109,6 +109,22 @@ async def test_same_final_conversation_as_the_typescript_client(
     assert [m.id for m in result.new_messages] == expected["newMessageIds"]
 
 
+@pytest.mark.parametrize("scenario", ["interrupt", "snapshot"])
+async def test_interrupts_snapshots_and_activity_match_the_typescript_client(
+    official_url: str, scenario: str
+) -> None:
+    url = f"{official_url}/{scenario}"
+    expected = ts_client(url)
+    assert expected["error"] is None
+    agent = our_agent(url)
+    result = await agent.run_agent(run_id="run-1")
+    assert wire_messages(agent) == expected["messages"]
+    assert agent.state == expected["state"]
+    pending = [i.model_dump(by_alias=True, mode="json") for i in agent.pending_interrupts]
+    assert pending == expected["pendingInterrupts"]
+    assert [m.id for m in result.new_messages] == expected["newMessageIds"]
+
+
 async def test_illegal_sequence_is_rejected_like_the_typescript_client(official_url: str) -> None:
     url = f"{official_url}/illegal"
     expected = ts_client(url)

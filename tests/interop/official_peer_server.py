@@ -15,8 +15,13 @@ from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
 
 from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
+    AssistantMessage,
     BaseEvent,
     EventType,
+    Interrupt,
+    MessagesSnapshotEvent,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
@@ -25,6 +30,7 @@ from ag_ui.core import (
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
@@ -132,7 +138,62 @@ def illegal(run: RunAgentInput) -> Iterator[BaseEvent]:
     yield TextMessageContentEvent(type=EventType.TEXT_MESSAGE_CONTENT, message_id="nope", delta="x")
 
 
-SCENARIOS_WITH_OWN_END = {"error"}
+SCENARIOS_WITH_OWN_END = {"error", "interrupt"}
+
+
+@scenario
+def interrupt(run: RunAgentInput) -> Iterator[BaseEvent]:
+    yield ToolCallStartEvent(
+        type=EventType.TOOL_CALL_START,
+        tool_call_id="call-del",
+        tool_call_name="delete_file",
+        parent_message_id="m-ask",
+    )
+    yield ToolCallArgsEvent(
+        type=EventType.TOOL_CALL_ARGS, tool_call_id="call-del", delta='{"path": "/tmp/x"}'
+    )
+    yield ToolCallEndEvent(type=EventType.TOOL_CALL_END, tool_call_id="call-del")
+    yield RunFinishedEvent(
+        type=EventType.RUN_FINISHED,
+        thread_id=run.thread_id,
+        run_id=run.run_id,
+        outcome=RunFinishedInterruptOutcome(
+            type="interrupt",
+            interrupts=[
+                Interrupt(
+                    id="int-1",
+                    reason="tool_call",
+                    tool_call_id="call-del",
+                    message="Delete /tmp/x?",
+                    response_schema={"type": "object", "required": ["approved"]},
+                )
+            ],
+        ),
+    )
+
+
+@scenario
+def snapshot(run: RunAgentInput) -> Iterator[BaseEvent]:
+    yield ActivitySnapshotEvent(
+        type=EventType.ACTIVITY_SNAPSHOT,
+        message_id="act-1",
+        activity_type="plan",
+        content={"steps": ["search"], "done": 0},
+    )
+    yield ActivityDeltaEvent(
+        type=EventType.ACTIVITY_DELTA,
+        message_id="act-1",
+        activity_type="plan",
+        patch=[{"op": "add", "path": "/steps/-", "value": "answer"}],
+    )
+    yield MessagesSnapshotEvent(
+        type=EventType.MESSAGES_SNAPSHOT,
+        messages=[
+            *run.messages,
+            AssistantMessage(id="m-snap", role="assistant", content="from the snapshot"),
+        ],
+    )
+    yield from _text("m-after-snap", "and more")
 
 
 @scenario

@@ -1,5 +1,5 @@
 // Runs the official @ag-ui/client HttpAgent once against URL and prints the final conversation
-// as one JSON line: {messages, state, error, result, newMessageIds}. Used by the Python client's
+// as one JSON line: {messages, state, pendingInterrupts, error, runError, result, newMessageIds}. Used by the Python client's
 // interop tests to compare final messages and state with the TypeScript client.
 //   node ts_client_run.mjs URL '<initial messages JSON>' '<initial state JSON>'
 import { HttpAgent } from "@ag-ui/client";
@@ -26,5 +26,13 @@ try {
   error = String(e?.message ?? e);
 }
 process.stdout.write(
-  JSON.stringify({ messages: agent.messages, state: agent.state, error, runError, result, newMessageIds }) + "\n",
+  JSON.stringify({
+    messages: agent.messages,
+    state: agent.state,
+    pendingInterrupts: agent.pendingInterrupts,
+    error,
+    runError,
+    result,
+    newMessageIds,
+  }) + "\n",
 );
