@@ -290,3 +290,22 @@ def test_sync_facade_abort_from_another_thread(live_server: LiveServer) -> None:
         aborter.join(10)
     assert result.aborted is True
     assert live_server.closed["sync_endless"].wait(10)
+
+
+async def test_strict_false_skips_the_sequence_verifier() -> None:
+    from ag_ui.apply import ReducerWarning
+    from ag_ui.core import ProtocolError
+
+    body = run_frames(
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "ghost", "delta": "x"},
+        {"type": "CUSTOM", "name": "after", "value": 1},
+    )
+    with pytest.raises(ProtocolError):
+        await asgi_agent(static_app(body)).run_agent()
+    seen: list[str] = []
+    lenient = asgi_agent(static_app(body), strict=False)
+    with pytest.warns(ReducerWarning):  # the reducer warns about the unknown message id
+        result = await lenient.run_agent(
+            subscriber={"on_custom_event": lambda p: seen.append("ok")}
+        )
+    assert (result.outcome_type, seen, lenient.messages) == ("success", ["ok"], [])
