@@ -12,8 +12,8 @@ one run) as SSE bytes, the same bytes for both clients.
 2. End to end over loopback: both clients against the same uvicorn server streaming the mix
    (one chunk per event) on 127.0.0.1.
 
-Prints events/s and ratios (ours / TypeScript; > 1 means we are faster). Best of several rounds;
-absolute numbers drift on shared machines.
+Prints events/s and ratios (ours / TypeScript; > 1 means we are faster). The two clients take
+turns in batches and each keeps its best round; absolute numbers drift on shared machines.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 INTEROP = REPO / "tests" / "interop"
 NODE_SCRIPT = INTEROP / "bench_client_ts.mjs"
-ROUNDS = 40
-LOOPBACK_ROUNDS = 15
+ROUNDS = 30
+LOOPBACK_ROUNDS = 8
+BATCHES = 4
 
 sys.path.insert(0, str(HERE))
 
@@ -196,14 +197,18 @@ def main() -> None:
     assert sans_io_pipeline(data) == events  # the mix has no chunks: one event in, one out
     print(f"workload: the stream mix, {events} events, {len(data)} bytes of SSE\n")
 
+    # Alternate the two clients in batches and keep each one's best: load from the other
+    # engineers on this machine then hits both sides alike.
+    ts_seconds = sans_io = agent_memory = float("inf")
     with tempfile.NamedTemporaryFile(suffix=".sse") as handle:
         handle.write(data)
         handle.flush()
-        ts_memory = node("memory", handle.name, str(ROUNDS))
-    sans_io = _best(lambda: sans_io_pipeline(data), ROUNDS)
-    agent_memory = in_memory_agent_seconds(data, ROUNDS)
-    ts_seconds = ts_memory["bestMs"] / 1000
-    assert ts_memory["events"] == events, ts_memory
+        for _ in range(BATCHES):
+            ts_memory = node("memory", handle.name, str(ROUNDS))
+            assert ts_memory["events"] == events, ts_memory
+            ts_seconds = min(ts_seconds, ts_memory["bestMs"] / 1000)
+            sans_io = min(sans_io, _best(lambda: sans_io_pipeline(data), ROUNDS))
+            agent_memory = min(agent_memory, in_memory_agent_seconds(data, ROUNDS))
 
     def row(name: str, seconds: float, reference: float) -> None:
         rate = f"{events / seconds:>10,.0f} ev/s"
@@ -219,12 +224,14 @@ def main() -> None:
     try:
         _wait_for(port, server)
         url = f"http://127.0.0.1:{port}/agent"
-        ts_loopback = node("url", url, str(LOOPBACK_ROUNDS), str(events))
-        ours_loopback = loopback_agent_seconds(url, LOOPBACK_ROUNDS)
+        ts_loop_seconds = ours_loopback = float("inf")
+        for _ in range(BATCHES):
+            ts_loopback = node("url", url, str(LOOPBACK_ROUNDS), str(events))
+            ts_loop_seconds = min(ts_loop_seconds, ts_loopback["bestMs"] / 1000)
+            ours_loopback = min(ours_loopback, loopback_agent_seconds(url, LOOPBACK_ROUNDS))
     finally:
         server.terminate()
         server.wait(timeout=10)
-    ts_loop_seconds = ts_loopback["bestMs"] / 1000
     print("\n2. end to end over loopback (uvicorn, one chunk per event)")
     row("TypeScript HttpAgent.runAgent", ts_loop_seconds, ts_loop_seconds)
     row("ours, HttpAgent.run_agent", ours_loopback, ts_loop_seconds)

@@ -14,7 +14,8 @@ const memoryFetch = async () =>
 
 let events = Number(eventsText ?? 0);
 let best = Infinity;
-for (let round = 0; round < rounds; round++) {
+// As many untimed warm-up rounds first, so V8 has optimized the client before the timed ones.
+for (let round = -rounds; round < rounds; round++) {
   const agent = new HttpAgent({
     url: mode === "memory" ? "http://memory/agent" : source,
     ...(mode === "memory" ? { fetch: memoryFetch } : {}),
@@ -23,7 +24,7 @@ for (let round = 0; round < rounds; round++) {
   const started = performance.now();
   await agent.runAgent({}, { onEvent: () => { seen += 1; } });
   const elapsed = performance.now() - started;
-  if (elapsed < best) best = elapsed;
+  if (round >= 0 && elapsed < best) best = elapsed;
   events = seen;
 }
 process.stdout.write(JSON.stringify({ bestMs: best, events }) + "\n");
