@@ -127,3 +127,28 @@ async def test_a_connection_broken_after_the_terminal_event_loses_nothing(
     url = live_server.add("dies_late", dies_late)
     result = await HttpAgent(url).run_agent()
     assert result.outcome_type == "success"
+
+
+async def test_async_with_keeps_one_client_for_all_runs_and_closes_it(
+    live_server: LiveServer,
+) -> None:
+    async def quick(request: Request) -> AsyncIterator[bytes]:
+        body = json.loads(await request.body())
+        yield frames(
+            {"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]},
+            {"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"]},
+        )
+
+    url = live_server.add("quick", quick)
+    async with HttpAgent(url) as agent:
+        client = agent.http_client
+        assert client is not None
+        await agent.run_agent()
+        twin = agent.clone()
+        await twin.run_agent()
+        await twin.aclose()  # the clone shares the client but does not own it
+        await agent.run_agent()
+        assert agent.http_client is client
+        assert not client.is_closed
+    assert client.is_closed
+    assert agent.http_client is None

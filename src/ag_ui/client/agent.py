@@ -35,6 +35,7 @@ from ag_ui.client.transport import (
     AbortSignal,
     ConnectionLostError,
     fetch_capabilities,
+    new_http_client,
     stream_events,
 )
 from ag_ui.core.capabilities import AgentCapabilities
@@ -66,7 +67,8 @@ class HttpAgent:
 
     ``messages`` and ``state`` are updated as events arrive (decode -> compatibility -> chunks
     -> verify -> apply). Pass ``http_client`` to reuse an ``httpx.AsyncClient`` (never closed
-    by the agent); otherwise each run opens and closes its own. ``timeout`` bounds connecting
+    by the agent); otherwise each run opens and closes its own, or ``async with HttpAgent(...)``
+    keeps one open (connection reuse) until the block ends. ``timeout`` bounds connecting
     and sending; ``idle_timeout`` bounds the silence between two reads of the event stream
     (keepalive comments count), ``None`` waits forever. ``proto=True`` asks for protobuf frames
     (SSE stays acceptable as a fallback). ``strict`` makes a protocol violation fatal.
@@ -111,6 +113,7 @@ class HttpAgent:
         self.pending_interrupts: list[Interrupt] = []
         self.is_running = False
         self._signal: Optional[AbortSignal] = None
+        self._owns_client = False
 
     # -- conversation --------------------------------------------------------------------
 
@@ -182,6 +185,7 @@ class HttpAgent:
         twin.middlewares = list(self.middlewares)
         twin.is_running = False
         twin._signal = None
+        twin._owns_client = False  # a shared client stays the original's to close
         return twin
 
     def add_message(self, message: Union[Message, Mapping[str, Any]]) -> None:
@@ -248,7 +252,7 @@ class HttpAgent:
                 async for event in events:
                     yield event
             return
-        async with httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=None)) as client:
+        async with new_http_client(self.timeout) as client:
             events = stream_events(client, self.url, body, **self._stream_options(signal))
             async with closing(events):
                 async for event in events:
@@ -379,6 +383,24 @@ class HttpAgent:
             # Shielded: on_run_finalized runs even when the task is being cancelled.
             with anyio.CancelScope(shield=True):
                 await finalize_run(self, input, subscribers)
+
+    # -- resources -----------------------------------------------------------------------
+
+    async def __aenter__(self) -> HttpAgent:
+        """Keep one HTTP client (and its connections) for every run inside the block."""
+        if self.http_client is None:
+            self.http_client = new_http_client(self.timeout)
+            self._owns_client = True
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client the agent opened in ``async with`` (never a caller's)."""
+        if self._owns_client and self.http_client is not None:
+            client, self.http_client, self._owns_client = self.http_client, None, False
+            await client.aclose()
 
     # -- discovery -----------------------------------------------------------------------
 

@@ -14,8 +14,10 @@ and turns HTTP failures into typed errors:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Optional, TypeVar
 
@@ -39,11 +41,26 @@ __all__ = [
     "ConnectionLostError",
     "accept_header",
     "fetch_capabilities",
+    "new_http_client",
     "stream_events",
 ]
 
 _ERROR_BODY_LIMIT = 64 * 1024
 _T = TypeVar("_T")
+
+
+@functools.cache
+def _default_ssl_context() -> ssl.SSLContext:
+    # Loading the CA bundle costs ~20 ms; do it once per process, not once per run.
+    return httpx.create_ssl_context()
+
+
+def new_http_client(timeout: float) -> httpx.AsyncClient:
+    """The client a run opens when none was given: ``timeout`` for connect/write/pool, no read
+    timeout (``idle_timeout`` covers reads), the process-wide default TLS context."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout, read=None), verify=_default_ssl_context()
+    )
 
 
 def accept_header(proto: bool) -> str:
@@ -198,7 +215,7 @@ async def fetch_capabilities(
         if client is not None:
             response = await client.get(url, headers=headers)
         else:
-            async with httpx.AsyncClient(timeout=timeout) as own_client:
+            async with new_http_client(timeout) as own_client:
                 response = await own_client.get(url, headers=headers)
     except httpx.TransportError as exc:
         raise TransportError(f"request to {url} failed: {type(exc).__name__}: {exc}") from exc
