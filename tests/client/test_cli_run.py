@@ -44,6 +44,22 @@ def _run_events(body: dict[str, object]) -> list[dict[str, object]]:
 def echo_url(live_server: LiveServer) -> str:
     async def echo(request: Request) -> AsyncIterator[bytes]:
         body = json.loads(await request.body())
+        if request.headers.get("x-interrupt") == "yes":
+            yield frames(
+                {"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]},
+                {
+                    "type": "RUN_FINISHED",
+                    "threadId": body["threadId"],
+                    "runId": body["runId"],
+                    "outcome": {
+                        "type": "interrupt",
+                        "interrupts": [
+                            {"id": "i1", "reason": "confirmation", "message": "Really delete?"}
+                        ],
+                    },
+                },
+            )
+            return
         if request.headers.get("x-fail") == "yes":
             yield frames(
                 {"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]},
@@ -203,3 +219,25 @@ def test_connection_refused_is_a_clean_error(capsys: pytest.CaptureFixture[str])
     assert code == 1
     assert report["ok"] is False
     assert report["error"].startswith("TransportError: request to http://127.0.0.1:9/agent failed")
+
+
+async def test_text_output_lists_open_interrupts(echo_url: str) -> None:
+    out = io.StringIO()
+    code = await run_client(echo_url, message="hi", headers={"X-Interrupt": "yes"}, stream=out)
+    assert code == 0
+    assert out.getvalue() == (
+        "--- interrupt · 2 event(s) · 0 new message(s)\n"
+        "interrupt i1 (confirmation): Really delete?\n"
+    )
+
+
+async def test_json_output_carries_the_interrupt_outcome(echo_url: str) -> None:
+    out = io.StringIO()
+    code = await run_client(
+        echo_url, message="hi", output="json", headers={"X-Interrupt": "yes"}, stream=out
+    )
+    assert code == 0
+    assert json.loads(out.getvalue())["outcome"] == {
+        "type": "interrupt",
+        "interrupts": [{"id": "i1", "reason": "confirmation", "message": "Really delete?"}],
+    }
