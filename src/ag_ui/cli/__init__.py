@@ -20,8 +20,9 @@ __all__ = ["main"]
 
 _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.encode",
-    "ag_ui.cli.convert",
     "ag_ui.cli.verify",
+    "ag_ui.cli.convert",
+    "ag_ui.cli.demo",
     "ag_ui.cli.run",
 )
 

@@ -14,8 +14,11 @@
     ├── ProtocolError                        an event breaks a sequence rule (verifier)
     │   ├── EventSequenceError               a §5 verification rule (``rule`` = "T1", "F5", ...)
     │   ├── UnterminatedRunError             the stream stopped inside a run (strict finish)
-    │   └── ChunkExpansionError              a *_CHUNK event cannot be expanded (§6.3)
+    │   ├── ChunkExpansionError              a *_CHUNK event cannot be expanded (§6.3)
+    │   ├── SequenceViolation                the server's guard refused an agent's event
+    │   └── RunEndedError                    an agent emitted after its run's terminal event
     ├── PatchError                           a JSON Patch (RFC 6902) cannot be applied
+    ├── RequestRejectedError                 the server refuses a request (carries status, code)
     ├── TransportError                       HTTP-level failures (client)
     │   ├── HTTPStatusError                  a non-2xx answer (carries status and parsed body)
     │   ├── ContentTypeError                 a 2xx answer that is not an event stream
@@ -50,7 +53,10 @@ __all__ = [
     "MalformedJSONError",
     "PatchError",
     "ProtocolError",
+    "RequestRejectedError",
+    "RunEndedError",
     "RunError",
+    "SequenceViolation",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventArmError",
@@ -248,6 +254,59 @@ class PatchError(AGUIError):
         self.event: Any = None
         self.agent_state: Any = None
         super().__init__(f"operation {operation_index}: {message}")
+
+
+class SequenceViolation(ProtocolError):
+    """Raised into a served agent when the server's guard refuses one of its events.
+
+    The event was not sent and the run is over (the server sent ``RUN_ERROR`` naming the rule).
+    ``cause`` is the verifier's error, whose ``rule``, ``event_type`` and ``ids`` this copies.
+    """
+
+    def __init__(self, cause: ProtocolError) -> None:
+        self.cause = cause
+        super().__init__(
+            f"event refused (rule {cause.rule}): {cause}",
+            rule=cause.rule,
+            event_type=cause.event_type,
+            ids=cause.ids,
+        )
+
+
+class RunEndedError(ProtocolError):
+    """Raised into a served agent that emits an event after its run's terminal event."""
+
+    def __init__(self, event_type: str) -> None:
+        super().__init__(
+            f"cannot send {event_type}: this run has already ended (its terminal event was sent)",
+            rule="run_ended",
+            event_type=event_type,
+        )
+
+
+class RequestRejectedError(AGUIError):
+    """A server refuses a request before any event streams (4xx answer).
+
+    ``status`` is the HTTP status, ``code`` a stable machine-readable name (``"unauthorized"``),
+    ``details`` readable lines (for a schema error, one per wrong field with its wire path). An
+    authorization hook raises it with status 401 or 403.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        details: Sequence[str] = (),
+        headers: Optional[dict[str, str]] = None,
+    ) -> None:
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details: tuple[str, ...] = tuple(details)
+        self.headers: dict[str, str] = dict(headers or {})
+        super().__init__(f"HTTP {status} {code}: {message}")
 
 
 class TransportError(AGUIError):

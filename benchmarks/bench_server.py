@@ -1,0 +1,319 @@
+"""Server benchmarks: our ``ag_ui.server`` on uvicorn against a minimal FastAPI server built on
+the official ``ag-ui-protocol`` 1.0.0 (run from ``.venv-official``), over loopback SSE.
+
+1. Throughput: events/s of one long run (RUN_STARTED, a text message of N deltas, RUN_FINISHED),
+   ours (guard + verifier on, and with ``verify=False``) vs the official-package server.
+2. Concurrency: 500 simultaneous streaming clients on our server: all must complete with every
+   event; p50/p99 time to first event; server memory per open stream.
+
+Both servers run as subprocesses (uvicorn, h11, one worker); the client is a raw asyncio socket
+reader in this process, identical for both, so what differs is the server.
+
+    .venv/bin/python benchmarks/bench_server.py [--events 20000] [--clients 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+WORDS = ["Hello", " wörld", ", ", "this", " is", " a", " tést", " 🚀", " of", " streaming"]
+CONTENT_MARKER = b'"type":"TEXT_MESSAGE_CONTENT"'
+
+
+# -- servers (each runs in its own process and venv) ---------------------------------------------
+
+
+def serve_ours(port: int, verify: bool) -> None:
+    import anyio
+    import uvicorn
+
+    from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
+    from ag_ui.server import create_app
+
+    async def agent(run_input: Any, ctx: Any) -> Any:
+        props = run_input.forwarded_props or {}
+        count, hold = int(props.get("events", 100)), float(props.get("hold", 0))
+        yield TextMessageStartEvent(message_id="msg-1", role="assistant")
+        if hold:
+            await anyio.sleep(hold)
+        for index in range(count):
+            yield TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
+        yield TextMessageEndEvent(message_id="msg-1")
+
+    app = create_app(agent, verify=verify, keepalive=None)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=2048)
+
+
+def serve_official(port: int) -> None:
+    import uvicorn
+    from fastapi import FastAPI, Request
+    from fastapi.responses import StreamingResponse
+
+    from ag_ui.core import (  # the official package, in .venv-official
+        EventType,
+        RunAgentInput,
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+    )
+    from ag_ui.encoder import EventEncoder
+
+    app = FastAPI()
+
+    async def run(input_data: RunAgentInput, request: Request) -> StreamingResponse:
+        encoder = EventEncoder(accept=request.headers.get("accept"))
+        props = input_data.forwarded_props or {}
+        count = int(props.get("events", 100))
+
+        async def stream() -> Any:
+            yield encoder.encode(
+                RunStartedEvent(
+                    type=EventType.RUN_STARTED,
+                    thread_id=input_data.thread_id,
+                    run_id=input_data.run_id,
+                )
+            )
+            yield encoder.encode(TextMessageStartEvent(message_id="msg-1", role="assistant"))
+            for index in range(count):
+                yield encoder.encode(
+                    TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
+                )
+            yield encoder.encode(TextMessageEndEvent(message_id="msg-1"))
+            yield encoder.encode(
+                RunFinishedEvent(thread_id=input_data.thread_id, run_id=input_data.run_id)
+            )
+
+        return StreamingResponse(stream(), media_type=encoder.get_content_type())
+
+    # This module uses postponed annotations; FastAPI needs the real classes to read the body.
+    run.__annotations__ = {"input_data": RunAgentInput, "request": Request}
+    app.post("/agent")(run)
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=2048)
+
+
+# -- driver ----------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    """A server subprocess; stopped (by its pid) on exit."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.port = free_port()
+        python = REPO / (".venv-official" if kind == "official" else ".venv") / "bin" / "python"
+        # Run from a neutral directory so the official venv never sees our src/ on sys.path.
+        self.process = subprocess.Popen(
+            [python, Path(__file__).resolve(), "--serve", kind, "--port", str(self.port)],
+            cwd="/tmp",
+            env={**os.environ, "PYTHONPATH": ""},
+        )
+
+    def __enter__(self) -> Server:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return self
+            except OSError:
+                time.sleep(0.05)
+        self.process.kill()
+        raise RuntimeError(f"{self.kind} server did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+
+def request_bytes(port: int, events: int, hold: float, run_id: str) -> bytes:
+    body = json.dumps(
+        {
+            "threadId": "thread-1",
+            "runId": run_id,
+            "messages": [],
+            "forwardedProps": {"events": events, "hold": hold},
+        }
+    ).encode()
+    head = (
+        f"POST /agent HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def one_run(port: int, events: int, hold: float, run_id: str) -> tuple[float, float, bytes]:
+    """(time to first event, total time, whole response) of one streamed run."""
+    started = time.perf_counter()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
+    writer.write(request_bytes(port, events, hold, run_id))
+    first_event = 0.0
+    chunks: list[bytes] = []
+    while True:
+        chunk = await reader.read(1 << 16)
+        if not chunk:
+            break
+        if not first_event and b"data: " in chunk:
+            first_event = time.perf_counter() - started
+        chunks.append(chunk)
+    writer.close()
+    return first_event, time.perf_counter() - started, b"".join(chunks)
+
+
+def complete(response: bytes, events: int) -> bool:
+    return response.count(CONTENT_MARKER) == events and b'"type":"RUN_FINISHED"' in response
+
+
+def throughput(kind: str, events: int, rounds: int) -> float:
+    """Best events/s over ``rounds`` runs (all events of the run, lifecycle included)."""
+    with Server(kind) as server:
+        asyncio.run(one_run(server.port, 100, 0, "warmup"))
+        best = 0.0
+        for round_number in range(rounds):
+            _, elapsed, response = asyncio.run(
+                one_run(server.port, events, 0, f"run-{round_number}")
+            )
+            if not complete(response, events):
+                raise RuntimeError(f"{kind}: incomplete response")
+            best = max(best, (events + 4) / elapsed)
+    return best
+
+
+def sequential_ttfe(kind: str, runs: int) -> tuple[float, float]:
+    """p50/p99 time to first event (ms) of ``runs`` short runs, one client at a time."""
+    with Server(kind) as server:
+        asyncio.run(one_run(server.port, 10, 0, "warmup"))
+        firsts = sorted(
+            asyncio.run(one_run(server.port, 10, 0, f"s{index}"))[0] for index in range(runs)
+        )
+    return statistics.median(firsts) * 1000, firsts[int(len(firsts) * 0.99) - 1] * 1000
+
+
+async def concurrent_runs(
+    server: Server, clients: int, events: int, hold: float
+) -> tuple[list[tuple[float, float, bytes]], int]:
+    """All clients at once; samples the server's RSS while every stream is open (holding)."""
+    tasks = [
+        asyncio.create_task(one_run(server.port, events, hold, f"c{index}"))
+        for index in range(clients)
+    ]
+    await asyncio.sleep(hold / 2)
+    rss_open = server.rss_kib()
+    results = await asyncio.gather(*tasks)
+    return results, rss_open
+
+
+def burst(kind: str, clients: int, events: int) -> tuple[int, float, float]:
+    """``clients`` runs started at once, no pause: (complete runs, TTFE p50 ms, p99 ms)."""
+
+    async def all_at_once(port: int) -> list[tuple[float, float, bytes]]:
+        return await asyncio.gather(
+            *(one_run(port, events, 0, f"b{index}") for index in range(clients))
+        )
+
+    with Server(kind) as server:
+        asyncio.run(one_run(server.port, 10, 0, "warmup"))
+        results = asyncio.run(all_at_once(server.port))
+    firsts = sorted(first for first, _, _ in results)
+    done = sum(complete(response, events) for _, _, response in results)
+    return done, statistics.median(firsts) * 1000, firsts[int(len(firsts) * 0.99) - 1] * 1000
+
+
+def concurrency(clients: int, events: int, hold: float) -> dict[str, Any]:
+    with Server("ours") as server:
+        asyncio.run(one_run(server.port, 10, 0, "warmup"))
+        rss_idle = server.rss_kib()
+        results, rss_open = asyncio.run(concurrent_runs(server, clients, events, hold))
+    complete_runs = sum(complete(response, events) for _, _, response in results)
+    firsts = sorted(first for first, _, _ in results)
+    return {
+        "clients": clients,
+        "complete": complete_runs,
+        "events_each": events + 4,
+        "ttfe_p50_ms": statistics.median(firsts) * 1000,
+        "ttfe_p99_ms": firsts[int(len(firsts) * 0.99) - 1] * 1000,
+        "memory_per_stream_kib": (rss_open - rss_idle) / clients,
+        "rss_idle_mib": rss_idle / 1024,
+        "rss_open_mib": rss_open / 1024,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--serve", choices=("ours", "ours-noverify", "official"))
+    parser.add_argument("--port", type=int)
+    parser.add_argument("--events", type=int, default=20000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=500)
+    parser.add_argument("--hold", type=float, default=3.0)
+    args = parser.parse_args()
+    if args.serve == "official":
+        serve_official(args.port)
+        return
+    if args.serve:
+        serve_ours(args.port, verify=args.serve == "ours")
+        return
+
+    print(
+        f"Throughput: one run of {args.events + 4} events over loopback SSE (best of {args.rounds})"
+    )
+    official = throughput("official", args.events, args.rounds)
+    ours = throughput("ours", args.events, args.rounds)
+    ours_noverify = throughput("ours-noverify", args.events, args.rounds)
+    print(f"  official ag-ui-protocol 1.0.0 + FastAPI: {official:10,.0f} events/s")
+    print(
+        f"  ag_ui.server (guard + verifier):         {ours:10,.0f} events/s  {ours / official:.2f}x"
+    )
+    print(
+        f"  ag_ui.server (verify=False):             {ours_noverify:10,.0f} events/s  "
+        f"{ours_noverify / official:.2f}x"
+    )
+    print("\nTime to first event, one client at a time (200 short runs):")
+    for kind, label in (("official", "official + FastAPI"), ("ours", "ag_ui.server")):
+        p50, p99 = sequential_ttfe(kind, 200)
+        print(f"  {label:20} p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+    print(f"\nConcurrency: {args.clients} clients at once, each run held open {args.hold:g} s")
+    stats = concurrency(args.clients, 100, args.hold)
+    complete_runs = f"{stats['complete']}/{stats['clients']}"
+    print(f"  complete runs: {complete_runs} ({stats['events_each']} events each)")
+    p50, p99 = stats["ttfe_p50_ms"], stats["ttfe_p99_ms"]
+    print(f"  time to first event: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    print(
+        f"  memory per open stream: {stats['memory_per_stream_kib']:.1f} KiB "
+        f"(RSS {stats['rss_idle_mib']:.1f} MiB idle, {stats['rss_open_mib']:.1f} MiB with all open)"
+    )
+    print(f"\nBurst: {args.clients} clients at once, 100 deltas each, no pause")
+    for kind, label in (("official", "official + FastAPI"), ("ours", "ag_ui.server")):
+        done, p50, p99 = burst(kind, args.clients, 100)
+        counts = f"complete {done}/{args.clients}"
+        print(f"  {label:20} {counts}, first event p50 {p50:.0f} ms, p99 {p99:.0f} ms")
+    if stats["complete"] != stats["clients"]:
+        sys.exit("some runs lost events")
+
+
+if __name__ == "__main__":
+    main()

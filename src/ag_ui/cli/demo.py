@@ -1,0 +1,180 @@
+"""``agui demo``: serve the offline demo agent, or run it once against our own client.
+
+``agui demo`` serves ``POST /agent`` and ``GET /agent/capabilities`` on 127.0.0.1:8000 and prints
+a ready ``agui run`` line. ``agui demo --once -m "weather in Paris"`` starts the server on a free
+port, runs the client against it, prints the transcript and exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import socket
+import sys
+import uuid
+from typing import Any
+
+DEFAULT_MESSAGE = "What's the weather in Paris?"
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "demo",
+        help="serve the offline demo agent (or run it once with --once)",
+        description="Serve the deterministic offline demo agent at POST /agent (and GET "
+        "/agent/capabilities). With --once, start it on a free port, run the client against it "
+        "with one message, print the transcript and exit.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--once", action="store_true", help="run one message and exit")
+    parser.add_argument(
+        "-m", "--message", default=DEFAULT_MESSAGE, help=f"message for --once ({DEFAULT_MESSAGE!r})"
+    )
+    parser.add_argument(
+        "--output",
+        choices=("text", "json", "events"),
+        default="text",
+        help="transcript format for --once (passed to agui run)",
+    )
+    parser.add_argument("--delay", type=float, default=None, help="seconds between streamed pieces")
+    parser.set_defaults(func=run)
+
+
+def _require_server_extra() -> Any:
+    try:
+        import uvicorn
+
+        from ag_ui.demo import create_demo_app
+    except ImportError as exc:
+        raise SystemExit(
+            f"agui demo needs the server extra: pip install 'ag-ui-sdk[server]' ({exc})"
+        ) from None
+    return uvicorn, create_demo_app
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(f"agui demo: cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/agent"
+
+
+def run(args: argparse.Namespace) -> int:
+    uvicorn, create_demo_app = _require_server_extra()
+    if args.once:
+        import anyio
+
+        code: int = anyio.run(_run_once, args, uvicorn, create_demo_app)
+        return code
+    sock = _bind(args.host, args.port)
+    port = sock.getsockname()[1]
+    url = _url(args.host, port)
+    delay = 0.03 if args.delay is None else args.delay
+    print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
+    print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"', flush=True)
+    config = uvicorn.Config(
+        create_demo_app(delay=delay),
+        log_level="warning",
+        lifespan="off",
+        timeout_graceful_shutdown=1,
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+class _OneLineFormatter(logging.Formatter):
+    """Server log lines without tracebacks: the one-shot transcript stays readable."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"server log: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            text += f" ({type(error).__name__}: {error})"
+        return text
+
+
+def _quiet_server_log() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLineFormatter())
+    server_logger = logging.getLogger("ag_ui.server")
+    server_logger.addHandler(handler)
+    server_logger.propagate = False
+
+
+async def _run_once(args: argparse.Namespace, uvicorn: Any, create_demo_app: Any) -> int:
+    import anyio
+
+    _quiet_server_log()
+    sock = _bind(args.host, 0)
+    url = _url(args.host, sock.getsockname()[1])
+    delay = 0.0 if args.delay is None else args.delay
+    config = uvicorn.Config(create_demo_app(delay=delay), log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    code = 1
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(server.serve, [sock])
+        try:
+            with anyio.fail_after(10):
+                while not server.started:
+                    await anyio.sleep(0.01)
+            code = await _run_client(url, args.message, args.output)
+        finally:
+            server.should_exit = True
+    return code
+
+
+async def _run_client(url: str, message: str, output: str) -> int:
+    """Our Python client's ``run_client`` when installed, else a raw event printer."""
+    try:
+        run_module = importlib.import_module("ag_ui.cli.run")
+        run_client = run_module.run_client
+    except (ImportError, AttributeError):
+        return await _print_raw_events(url, message)
+    code: int = await run_client(url, message=message, output=output)
+    return code
+
+
+async def _print_raw_events(url: str, message: str) -> int:
+    """Print each event of one run as its JSON line; 0 if it finished, 1 if it failed."""
+    import httpx
+
+    body = {
+        "threadId": str(uuid.uuid4()),
+        "runId": str(uuid.uuid4()),
+        "messages": [{"id": str(uuid.uuid4()), "role": "user", "content": message}],
+        "tools": [],
+        "context": [],
+        "state": {},
+    }
+    outcome = 1
+    async with (
+        httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as client,
+        client.stream("POST", url, json=body, headers={"accept": "text/event-stream"}) as response,
+    ):
+        if response.status_code != 200:
+            print(f"agui demo: HTTP {response.status_code}", file=sys.stderr)
+            return 1
+        async for line in response.aiter_lines():
+            if not line.startswith("data:"):
+                continue
+            payload = line[5:].strip()
+            print(payload, flush=True)
+            event_type = json.loads(payload).get("type")
+            if event_type == "RUN_FINISHED":
+                outcome = 0
+    return outcome

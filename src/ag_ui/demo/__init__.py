@@ -1,0 +1,32 @@
+"""A deterministic, offline demo agent and its app, built on ``ag_ui.server``.
+
+>>> from ag_ui.demo import create_demo_app
+>>> app = create_demo_app()  # POST /agent, GET /agent/capabilities
+"""
+
+from __future__ import annotations
+
+from ag_ui.demo.agent import (
+    BOOKING_TOOL,
+    WEATHER_TOOL,
+    DemoAgent,
+    booking_interrupt_id,
+    demo_agent,
+    lookup_weather,
+    make_demo_agent,
+    pending_booking_calls,
+)
+from ag_ui.demo.app import DEMO_CAPABILITIES, create_demo_app
+
+__all__ = [
+    "BOOKING_TOOL",
+    "DEMO_CAPABILITIES",
+    "DemoAgent",
+    "WEATHER_TOOL",
+    "booking_interrupt_id",
+    "create_demo_app",
+    "demo_agent",
+    "lookup_weather",
+    "make_demo_agent",
+    "pending_booking_calls",
+]

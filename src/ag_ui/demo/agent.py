@@ -1,0 +1,219 @@
+"""The demo agent: deterministic, offline, built only on ``ag_ui.server``'s public toolkit.
+
+It reacts to the last user message:
+
+* ``weather in <city>``: reasoning, a step with activity progress, the backend tool
+  ``get_weather`` (streamed arguments, then its result), a state delta, a streamed answer;
+* ``book <anything>``: the frontend tool ``confirm_booking``; the run ends with an interrupt
+  and the next run resumes it (``resume`` = ``{"approved": true|false}``, or cancelled);
+* ``research <topic>``: a subagent that reasons and reports back;
+* ``crash``: the agent raises, to show the safe ``RUN_ERROR``;
+* anything else: a streamed greeting listing these.
+
+Every run counts ``turns`` in the shared state (sent as JSON Patch deltas).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from ag_ui.core import (
+    AssistantMessage,
+    Interrupt,
+    Message,
+    ResumeEntry,
+    RunAgentInput,
+    RunError,
+    ToolMessage,
+)
+from ag_ui.server import RunContext
+
+__all__ = [
+    "BOOKING_TOOL",
+    "WEATHER_TOOL",
+    "DemoAgent",
+    "booking_interrupt_id",
+    "demo_agent",
+    "lookup_weather",
+    "make_demo_agent",
+    "pending_booking_calls",
+]
+
+WEATHER_TOOL = "get_weather"
+BOOKING_TOOL = "confirm_booking"
+_INTERRUPT_PREFIX = "confirm-"
+_CONDITIONS = ("sunny", "cloudy", "rainy", "windy", "foggy", "snowy")
+
+DemoAgent = Callable[[RunAgentInput, RunContext], Awaitable[None]]
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}},
+    "required": ["approved"],
+}
+
+
+def lookup_weather(city: str) -> dict[str, Any]:
+    """The demo's weather "service": the same city always gets the same weather."""
+    seed = sum(ord(char) for char in city.lower())
+    return {
+        "city": city,
+        "temperature_c": 5 + seed % 25,
+        "conditions": _CONDITIONS[seed % len(_CONDITIONS)],
+    }
+
+
+def booking_interrupt_id(tool_call_id: str) -> str:
+    """The interrupt id for a booking tool call (the id carries the call, so no server state)."""
+    return _INTERRUPT_PREFIX + tool_call_id
+
+
+def pending_booking_calls(messages: list[Message]) -> list[str]:
+    """Booking tool calls in the conversation that no tool message answers yet."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    return [
+        call.id
+        for message in messages
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls or []
+        if call.function.name == BOOKING_TOOL and call.id not in answered
+    ]
+
+
+def _words(text: str) -> list[str]:
+    """Split text into word-sized pieces (spaces kept) to stream it like a model would."""
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def _city(text: str) -> str:
+    match = re.search(r"\bin\s+([A-Za-z][A-Za-z .'-]*)", text)
+    city = match.group(1).strip(" .'-") if match else "Paris"
+    return city.title() if city else "Paris"
+
+
+def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
+    """The demo agent; ``delay`` seconds between streamed pieces (0 for tests, ~0.03 to watch)."""
+
+    async def pieces(text: str) -> AsyncIterator[str]:
+        for piece in _words(text):
+            if delay:
+                await anyio.sleep(delay)
+            yield piece
+
+    async def weather(ctx: RunContext, text: str) -> None:
+        city = _city(text)
+        await ctx.think(pieces(f"The user wants the weather in {city}. I'll call {WEATHER_TOOL}."))
+        async with ctx.step("lookup_weather"):
+            progress = await ctx.activity(
+                "progress", {"title": f"Looking up the weather in {city}", "percent": 0}
+            )
+            arguments = json.dumps({"city": city})
+            call_id = await ctx.call_tool(WEATHER_TOOL, [arguments[:9], arguments[9:]])
+            await progress.update({**progress.content, "percent": 50})
+            report = lookup_weather(city)
+            await ctx.tool_result(call_id, report)
+            await progress.update({**progress.content, "percent": 100, "done": True})
+        state = ctx.state.current
+        await ctx.state.update(
+            {**state, "weather": {**state.get("weather", {}), city: report}, "last_city": city}
+        )
+        async with ctx.step("answer"):
+            await ctx.say(
+                pieces(f"It is {report['temperature_c']}°C and {report['conditions']} in {city}.")
+            )
+
+    async def book(ctx: RunContext, text: str) -> None:
+        said = await ctx.say(pieces("I can book that, but I need your confirmation first."))
+        call_id = await ctx.call_tool(BOOKING_TOOL, {"request": text}, parent_message_id=said)
+        await ctx.state.update({**ctx.state.current, "booking": {"status": "awaiting"}})
+        await ctx.interrupt(
+            Interrupt(
+                id=booking_interrupt_id(call_id),
+                reason="tool_call",
+                tool_call_id=call_id,
+                message=f"Confirm the booking: {text}",
+                response_schema=APPROVAL_SCHEMA,
+            )
+        )
+
+    async def resume(ctx: RunContext, entries: list[ResumeEntry]) -> None:
+        for entry in entries:
+            if not entry.interrupt_id.startswith(_INTERRUPT_PREFIX):
+                raise RunError(
+                    f"unknown interrupt id {entry.interrupt_id!r}", code="invalid_resume"
+                )
+            call_id = entry.interrupt_id[len(_INTERRUPT_PREFIX) :]
+            if entry.status == "cancelled":
+                approved = False
+                await ctx.tool_result(call_id, {"cancelled": True})
+            else:
+                payload = entry.payload
+                if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool):
+                    raise RunError(
+                        'the resume payload must be {"approved": true|false}',
+                        code="invalid_resume_payload",
+                    )
+                approved = payload["approved"]
+                await ctx.tool_result(call_id, {"approved": approved})
+            status = "confirmed" if approved else "declined"
+            await ctx.state.update({**ctx.state.current, "booking": {"status": status}})
+            answer = "Done: your booking is confirmed." if approved else "OK, I did not book it."
+            await ctx.say(pieces(answer))
+
+    async def research(ctx: RunContext, text: str) -> None:
+        topic = text.split("research", 1)[1].strip(" ?.!") or "AG-UI"
+        async with ctx.subagent("researcher", description="Looks things up") as sub:
+            await sub.think(pieces(f"Collecting what I know about {topic}."))
+            summary = f"{topic} is worth a closer look; here are three notes."
+            await sub.say(pieces(summary))
+            sub.result = {"topic": topic, "notes": 3}
+        await ctx.say(pieces(f"My researcher looked into {topic}."))
+
+    async def greet(ctx: RunContext, text: str) -> None:
+        echoed = f' You said: "{text}".' if text else ""
+        await ctx.say(
+            pieces(
+                f"Hello from the AG-UI demo agent!{echoed} Try 'weather in Paris', "
+                "'book a table for two', or 'research protocols'."
+            )
+        )
+
+    async def agent(run_input: RunAgentInput, ctx: RunContext) -> None:
+        if not isinstance(run_input.state, dict):
+            await ctx.state.snapshot({"turns": 0})
+        state = ctx.state.current
+        await ctx.state.update({**state, "turns": int(state.get("turns", 0)) + 1})
+        if ctx.resume:
+            await resume(ctx, ctx.resume)
+            return
+        pending = pending_booking_calls(ctx.messages)
+        if pending:
+            # Interrupts must be answered before the thread moves on (PROTOCOL.md §2.6 rule 4).
+            ids = ", ".join(booking_interrupt_id(call_id) for call_id in pending)
+            raise RunError(
+                f"this thread is waiting for an answer to {ids}; resume it first",
+                code="resume_required",
+            )
+        text = ctx.last_user_text().strip()
+        lowered = text.lower()
+        if "crash" in lowered:
+            raise RuntimeError("the demo agent crashed on purpose (this text stays in the log)")
+        if "weather" in lowered:
+            await weather(ctx, text)
+        elif re.search(r"\b(book|reserve)\b", lowered):
+            await book(ctx, text)
+        elif "research" in lowered:
+            await research(ctx, text)
+        else:
+            await greet(ctx, text)
+
+    return agent
+
+
+demo_agent = make_demo_agent()
+"""The demo agent with no pacing (what tests use)."""

@@ -1,0 +1,70 @@
+"""Serve an agent over HTTP (Starlette/FastAPI/any ASGI server) with AG-UI's guarantees.
+
+An agent is ``async def agent(run_input, ctx)``: an async generator yielding events, or a
+coroutine using the ``RunContext`` helpers. ``AgentEndpoint`` turns it into an ASGI endpoint;
+``create_app`` into a standalone app. Needs the ``server`` extra
+(``pip install 'ag-ui-sdk[server]'``).
+
+>>> from ag_ui.server import create_app
+>>> async def agent(run_input, ctx):
+...     await ctx.say(["Hello", ", world"])
+>>> app = create_app(agent)  # POST /agent streams RUN_STARTED, the text, RUN_FINISHED
+"""
+
+from __future__ import annotations
+
+try:
+    import starlette  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "ag_ui.server needs Starlette: install the server extra (pip install 'ag-ui-sdk[server]')"
+    ) from exc
+
+from ag_ui.core.errors import RequestRejectedError, RunEndedError, SequenceViolation
+from ag_ui.server._diff import json_patch_diff
+from ag_ui.server._guard import PROTOCOL_VIOLATION_CODE, RunGuard
+from ag_ui.server._request import DEFAULT_MAX_BODY_SIZE
+from ag_ui.server._runner import AGENT_ERROR_CODE, Agent, Sink, run_agent
+from ag_ui.server._state import Activity, SharedState
+from ag_ui.server._streams import (
+    ReasoningMessageStream,
+    ReasoningSpan,
+    Step,
+    TextMessageStream,
+    ToolCallStream,
+)
+from ag_ui.server.context import RunContext
+from ag_ui.server.endpoint import (
+    DEFAULT_KEEPALIVE,
+    AgentEndpoint,
+    Authorize,
+    CapabilitiesSource,
+    create_app,
+)
+
+__all__ = [
+    "AGENT_ERROR_CODE",
+    "Activity",
+    "Agent",
+    "AgentEndpoint",
+    "Authorize",
+    "CapabilitiesSource",
+    "DEFAULT_KEEPALIVE",
+    "DEFAULT_MAX_BODY_SIZE",
+    "PROTOCOL_VIOLATION_CODE",
+    "ReasoningMessageStream",
+    "ReasoningSpan",
+    "RequestRejectedError",
+    "RunContext",
+    "RunEndedError",
+    "RunGuard",
+    "SequenceViolation",
+    "SharedState",
+    "Sink",
+    "Step",
+    "TextMessageStream",
+    "ToolCallStream",
+    "create_app",
+    "json_patch_diff",
+    "run_agent",
+]

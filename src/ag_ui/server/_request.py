@@ -1,0 +1,102 @@
+"""Request checks for a run endpoint, without I/O: each returns or raises a typed rejection.
+
+Checked in this order, so the cheapest refusal comes first and nothing is read that will be
+thrown away: method (405), authorization (401/403, in the endpoint), content type (415), declared
+size (413), then the body itself: size (413), JSON (400), schema (422).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Optional
+
+from ag_ui.core.decoding import parse_run_agent_input
+from ag_ui.core.errors import AGUIValidationError, MalformedJSONError, RequestRejectedError
+from ag_ui.core.types import RunAgentInput
+
+__all__ = [
+    "DEFAULT_MAX_BODY_SIZE",
+    "check_content_type",
+    "check_declared_size",
+    "check_method",
+    "error_body",
+    "parse_body",
+    "too_large",
+]
+
+DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
+"""10 MiB, the same cap the TypeScript client puts on one SSE frame."""
+
+
+def error_body(rejection: RequestRejectedError) -> bytes:
+    """The JSON answer for a rejection: ``{"error": {"code", "message", "details"}}``."""
+    payload = {
+        "error": {
+            "code": rejection.code,
+            "message": rejection.message,
+            "details": list(rejection.details),
+        }
+    }
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def check_method(method: str, allowed: str) -> None:
+    """Refuse anything but ``allowed`` with 405 (the answer carries an ``Allow`` header)."""
+    if method != allowed:
+        raise RequestRejectedError(
+            405,
+            "method_not_allowed",
+            f"{method} is not supported here; send {allowed}",
+            headers={"allow": allowed},
+        )
+
+
+def check_content_type(content_type: Optional[str]) -> None:
+    """Refuse a body that is not declared as JSON (``application/json``, any parameters)."""
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    if media_type == "application/json" or (
+        media_type.startswith("application/") and media_type.endswith("+json")
+    ):
+        return
+    shown = content_type if content_type else "no Content-Type header"
+    raise RequestRejectedError(
+        415,
+        "unsupported_media_type",
+        "the request body must be JSON (Content-Type: application/json)",
+        details=[f"got {shown}"],
+    )
+
+
+def check_declared_size(headers: Mapping[str, str], limit: int) -> None:
+    """Refuse early when ``Content-Length`` already says the body is too large."""
+    declared = headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise too_large(limit)
+
+
+def too_large(limit: int) -> RequestRejectedError:
+    """The 413 rejection for a body over ``limit`` bytes."""
+    return RequestRejectedError(
+        413,
+        "payload_too_large",
+        f"the request body is larger than the limit of {limit} bytes",
+        details=[f"limit: {limit} bytes"],
+    )
+
+
+def parse_body(body: bytes) -> RunAgentInput:
+    """Parse the body as ``RunAgentInput``: 400 when it is not JSON, 422 when it does not fit."""
+    try:
+        return parse_run_agent_input(body)
+    except MalformedJSONError as exc:
+        raise RequestRejectedError(
+            400, "malformed_json", "the request body is not valid JSON", details=exc.problems
+        ) from None
+    except AGUIValidationError as exc:
+        raise RequestRejectedError(
+            422,
+            "invalid_run_input",
+            "the request body is not a valid RunAgentInput",
+            details=exc.problems,
+        ) from None

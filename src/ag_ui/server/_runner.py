@@ -1,0 +1,122 @@
+"""Drives one agent run through the guard into a sink, catching everything at this boundary.
+
+The agent is an async generator ``agent(run_input, ctx)`` yielding events, or a coroutine
+function using only the context's helpers (its return value becomes ``RUN_FINISHED.result``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, Union
+
+import anyio
+
+from ag_ui.core.decoding import parse_event
+from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolation
+from ag_ui.core.events import BaseEvent
+from ag_ui.core.types import RunAgentInput
+from ag_ui.server._guard import RunGuard
+from ag_ui.server._verify import make_verifier
+from ag_ui.server.context import RunContext, safe_error
+
+__all__ = ["AGENT_ERROR_CODE", "Agent", "Sink", "run_agent"]
+
+logger = logging.getLogger("ag_ui.server")
+
+AGENT_ERROR_CODE = "agent_error"
+
+Agent = Callable[
+    [RunAgentInput, RunContext],
+    Union[AsyncIterator[Union[BaseEvent, Mapping[str, Any]]], Awaitable[Any]],
+]
+"""An agent: ``async def agent(run_input, ctx)`` that yields events or just uses ``ctx``."""
+
+Sink = Callable[[list[BaseEvent]], Awaitable[None]]
+"""Where the guarded events go (the endpoint encodes and writes them)."""
+
+_CLOSE_TIMEOUT = 1.0
+"""How long an agent's cleanup may take after the client left (shielded from cancellation)."""
+
+
+def _as_event(item: Any) -> BaseEvent:
+    if isinstance(item, BaseEvent):
+        return item
+    if isinstance(item, Mapping):
+        return parse_event(item)
+    raise EncodingError(
+        f"the agent yielded {type(item).__name__}; yield AG-UI events (BaseEvent) or event dicts"
+    )
+
+
+async def run_agent(
+    agent: Agent,
+    run_input: RunAgentInput,
+    sink: Sink,
+    *,
+    verify: bool = True,
+    debug: bool = False,
+    auth: Any = None,
+    request: Any = None,
+) -> RunGuard:
+    """Run ``agent`` on ``run_input``, writing the guarded event stream to ``sink``.
+
+    ``verify`` (default on) checks every event against the sequence rules (after chunk
+    expansion, as the TypeScript client does); a refused event is not written and the run ends
+    with ``RUN_ERROR`` (code ``"protocol_violation"``) naming the rule.
+
+    Never raises for what the agent does (its failures become ``RUN_ERROR``); cancellation (the
+    client left) propagates after the agent's ``finally`` blocks ran. Returns the guard, whose
+    ``violation`` tells whether the verifier stopped the run.
+    """
+    guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
+
+    async def emit(event: BaseEvent) -> None:
+        if not isinstance(event, BaseEvent):
+            event = _as_event(event)
+        await sink(guard.admit(event))
+        if guard.violation is not None:
+            raise SequenceViolation(guard.violation)
+
+    ctx = RunContext(run_input, emit, auth=auth, request=request, debug=debug)
+    try:
+        result = await _drive(agent(run_input, ctx), emit)
+    except (SequenceViolation, RunEndedError) as exc:
+        if guard.violation is not None:
+            logger.warning("run %s stopped: %s", run_input.run_id, guard.violation)
+        else:
+            logger.warning("run %s: %s", run_input.run_id, exc)
+        await sink(guard.finish())
+    except Exception as exc:
+        if guard.ended:
+            logger.exception("run %s: agent failed after its terminal event", run_input.run_id)
+        else:
+            logger.exception("run %s: agent failed", run_input.run_id)
+        message, code = safe_error(exc, debug=debug, code=AGENT_ERROR_CODE)
+        await sink(guard.fail(message, code=code))
+    else:
+        await sink(guard.finish(result=result))
+        if guard.violation is not None:
+            logger.warning("run %s stopped: %s", run_input.run_id, guard.violation)
+    return guard
+
+
+async def _drive(produced: Any, emit: Callable[[BaseEvent], Awaitable[None]]) -> Any:
+    if inspect.isasyncgen(produced) or hasattr(produced, "__aiter__"):
+        try:
+            async for item in produced:
+                await emit(item)
+        finally:
+            aclose = getattr(produced, "aclose", None)
+            if aclose is not None:
+                # The generator's finally blocks must run even when we are being cancelled.
+                with anyio.move_on_after(_CLOSE_TIMEOUT, shield=True):
+                    await aclose()
+        return None
+    if inspect.isawaitable(produced):
+        return await produced
+    raise EncodingError(
+        "the agent must be an async generator function or a coroutine function "
+        f"taking (run_input, ctx); calling it returned {type(produced).__name__}"
+    )

@@ -1,0 +1,42 @@
+"""Run stores for resumable runs: in-memory (default) and Redis Streams (across workers).
+
+``RedisRunStore`` is imported lazily so that the in-memory store needs no extra.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ag_ui.store._base import (
+    HistoryTrimmedError,
+    RunNotFoundError,
+    RunRecord,
+    RunStore,
+    StoredEvent,
+    StoreFullError,
+    StoreUnavailableError,
+)
+from ag_ui.store.memory import InMemoryRunStore
+
+if TYPE_CHECKING:
+    from ag_ui.store.redis import RedisRunStore
+
+__all__ = [
+    "HistoryTrimmedError",
+    "InMemoryRunStore",
+    "RedisRunStore",
+    "RunNotFoundError",
+    "RunRecord",
+    "RunStore",
+    "StoreFullError",
+    "StoreUnavailableError",
+    "StoredEvent",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RedisRunStore":
+        from ag_ui.store.redis import RedisRunStore
+
+        return RedisRunStore
+    raise AttributeError(f"module 'ag_ui.store' has no attribute {name!r}")

@@ -1,0 +1,108 @@
+"""What a run store is: every event of a run gets a position; readers replay, then tail.
+
+A run executes detached from the HTTP connection that started it. Its events are appended to a
+store under increasing positions (1, 2, 3, ...). Any reader (the original connection, a
+reconnect after a dropped connection, another worker) reads the events after the position it
+already has, then waits for new ones until the run's terminal event.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Optional
+
+from ag_ui.core.errors import AGUIError
+from ag_ui.core.events import Event
+
+__all__ = [
+    "HistoryTrimmedError",
+    "RunNotFoundError",
+    "RunRecord",
+    "RunStore",
+    "StoreFullError",
+    "StoreUnavailableError",
+    "StoredEvent",
+]
+
+
+class RunNotFoundError(AGUIError):
+    """No such run: never created, expired, or evicted (the server answers 404)."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(f"run {run_id!r} not found (unknown, expired or evicted)")
+
+
+class HistoryTrimmedError(AGUIError):
+    """The events after the requested position were trimmed (per-run event bound)."""
+
+    def __init__(self, run_id: str, position: int, oldest: int) -> None:
+        self.run_id = run_id
+        self.position = position
+        self.oldest = oldest
+        super().__init__(
+            f"run {run_id!r}: events after position {position} are no longer stored "
+            f"(oldest kept is {oldest}); raise max_events_per_run to keep more"
+        )
+
+
+class StoreFullError(AGUIError):
+    """Every slot holds a running run; nothing can be evicted (the server answers 503)."""
+
+
+class StoreUnavailableError(AGUIError):
+    """The backing service (e.g. Redis) cannot be reached."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run's identity and ownership. ``owner`` is the principal the auth hook returned."""
+
+    run_id: str
+    thread_id: str
+    owner: Optional[str] = None
+    finished: bool = False
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    position: int
+    event: Event
+
+
+class RunStore(abc.ABC):
+    """Storage for detached runs. Implementations: in-memory (default) and Redis Streams."""
+
+    @abc.abstractmethod
+    async def create(self, run_id: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
+        """Register a new run. Raises ``StoreFullError`` when no slot can be freed."""
+
+    @abc.abstractmethod
+    async def append(self, run_id: str, event: Event) -> int:
+        """Store the run's next event; returns its position (1 for the first)."""
+
+    @abc.abstractmethod
+    async def finish(self, run_id: str) -> None:
+        """Mark the run ended (after its terminal event); its history now lives for the TTL."""
+
+    @abc.abstractmethod
+    async def get(self, run_id: str) -> RunRecord:
+        """The run's record. Raises ``RunNotFoundError``."""
+
+    @abc.abstractmethod
+    async def thread_runs(self, thread_id: str) -> list[str]:
+        """The stored runs of a thread, oldest first."""
+
+    @abc.abstractmethod
+    def read(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+        """Every event after position ``after``, then the live tail, until the run finishes.
+
+        A position beyond the last stored event reads from the end (the live tail): the store
+        cannot hold events it never saw, and replaying from the start would duplicate what the
+        caller has. Raises ``RunNotFoundError`` or ``HistoryTrimmedError``.
+        """
+
+    async def aclose(self) -> None:  # noqa: B027 - a store without resources needs no close
+        """Release connections and background resources."""

@@ -1,0 +1,234 @@
+"""Redis Streams run store: any worker can serve a reconnect to a run another worker produces.
+
+Layout (``prefix`` defaults to ``agui:``):
+
+- ``{prefix}run:{id}:events``: a stream whose entry ids are ``0-<position>``, so the position a
+  client holds is the stream id; blocking ``XREAD`` tails it; ``MAXLEN`` bounds it.
+- ``{prefix}run:{id}``: a hash (thread id, owner, finished flag).
+- ``{prefix}thread:{id}``: the thread's run ids, oldest first.
+- ``{prefix}runs`` / ``{prefix}finished``: sorted sets by creation / finish time, for the run
+  bound (the oldest finished run is evicted first, never a running one; the bound is soft
+  across workers racing to create).
+
+Every key expires: ``run_ttl`` while running, ``finished_ttl`` once finished. A connection
+failure raises ``StoreUnavailableError``; no call blocks for longer than ``block_seconds``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any, Optional
+
+try:
+    from redis import asyncio as aioredis
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import RedisError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "RedisRunStore needs the redis package: pip install 'ag-ui-sdk[redis]'"
+    ) from exc
+
+from ag_ui.core.decoding import parse_event
+from ag_ui.core.events import Event, EventType
+from ag_ui.encoder.encoder import event_to_json
+from ag_ui.store._base import (
+    HistoryTrimmedError,
+    RunNotFoundError,
+    RunRecord,
+    RunStore,
+    StoredEvent,
+    StoreFullError,
+    StoreUnavailableError,
+)
+
+__all__ = ["RedisRunStore"]
+
+_TERMINAL = (EventType.RUN_FINISHED, EventType.RUN_ERROR)
+_PAGE = 500
+
+
+def _position(entry_id: bytes | str) -> int:
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return int(text.split("-", 1)[1])
+
+
+class RedisRunStore(RunStore):
+    """Runs in Redis Streams, shared by every worker that points at the same Redis."""
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        client: Any = None,
+        prefix: str = "agui:",
+        max_runs: int = 10_000,
+        max_events_per_run: int = 100_000,
+        finished_ttl: float = 600.0,
+        run_ttl: float = 3600.0,
+        block_seconds: float = 1.0,
+    ) -> None:
+        self._redis: Any = client or aioredis.from_url(
+            url, socket_connect_timeout=2, socket_timeout=block_seconds + 5
+        )
+        self._owns_client = client is None
+        self.prefix = prefix
+        self.max_runs = max_runs
+        self.max_events_per_run = max_events_per_run
+        self.finished_ttl = int(finished_ttl)
+        self.run_ttl = int(run_ttl)
+        self.block_ms = max(1, int(block_seconds * 1000))
+
+    def _meta(self, run_id: str) -> str:
+        return f"{self.prefix}run:{run_id}"
+
+    def _stream(self, run_id: str) -> str:
+        return f"{self.prefix}run:{run_id}:events"
+
+    async def _call(self, coroutine: Any) -> Any:
+        try:
+            return await coroutine
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailableError(f"Redis unreachable: {exc}") from exc
+        except RedisError as exc:
+            raise StoreUnavailableError(f"Redis error: {exc}") from exc
+
+    async def ping(self) -> None:
+        """Raise ``StoreUnavailableError`` unless Redis answers (servers call it at start)."""
+        await self._call(self._redis.ping())
+
+    async def _make_room(self) -> None:
+        runs_key, finished_key = f"{self.prefix}runs", f"{self.prefix}finished"
+        if await self._call(self._redis.zcard(runs_key)) < self.max_runs:
+            return
+        run_ids = await self._call(self._redis.zrange(runs_key, 0, -1))
+        pipe = self._redis.pipeline()
+        for rid in run_ids:
+            pipe.exists(self._meta(rid.decode()))
+        alive = await self._call(pipe.execute())
+        gone = [rid for rid, exists in zip(run_ids, alive, strict=True) if not exists]
+        if gone:
+            await self._call(self._redis.zrem(runs_key, *gone))
+            await self._call(self._redis.zrem(finished_key, *gone))
+        if len(run_ids) - len(gone) < self.max_runs:
+            return
+        oldest = await self._call(self._redis.zrange(finished_key, 0, 0))
+        if not oldest:
+            raise StoreFullError(
+                f"all {self.max_runs} run slots hold running runs; retry later or raise max_runs"
+            )
+        victim = oldest[0].decode()
+        await self._call(self._redis.delete(self._meta(victim), self._stream(victim)))
+        await self._call(self._redis.zrem(runs_key, victim))
+        await self._call(self._redis.zrem(finished_key, victim))
+
+    async def create(self, run_id: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
+        await self._make_room()
+        meta = self._meta(run_id)
+        fields = {"thread_id": thread_id, "owner": owner or "", "has_owner": int(owner is not None)}
+        created = await self._call(self._redis.hsetnx(meta, "thread_id", thread_id))
+        if not created:
+            raise ValueError(f"run {run_id!r} already exists")
+        thread_key = f"{self.prefix}thread:{thread_id}"
+        pipe = self._redis.pipeline()
+        pipe.hset(meta, mapping={**fields, "finished": 0})
+        pipe.expire(meta, self.run_ttl)
+        pipe.zadd(f"{self.prefix}runs", {run_id: time.time()})
+        pipe.rpush(thread_key, run_id)
+        pipe.expire(thread_key, max(self.run_ttl, self.finished_ttl))
+        await self._call(pipe.execute())
+        return RunRecord(run_id=run_id, thread_id=thread_id, owner=owner)
+
+    async def append(self, run_id: str, event: Event) -> int:
+        stream = self._stream(run_id)
+        pipe = self._redis.pipeline()
+        pipe.exists(self._meta(run_id))
+        pipe.xadd(
+            stream,
+            {"e": event_to_json(event)},
+            id="0-*",
+            maxlen=self.max_events_per_run,
+            approximate=False,
+        )
+        pipe.expire(stream, self.run_ttl, nx=True)
+        exists, entry_id, _ = await self._call(pipe.execute())
+        if not exists:
+            await self._call(self._redis.delete(stream))
+            raise RunNotFoundError(run_id)
+        return _position(entry_id)
+
+    async def finish(self, run_id: str) -> None:
+        pipe = self._redis.pipeline()
+        pipe.hset(self._meta(run_id), "finished", 1)
+        pipe.expire(self._meta(run_id), self.finished_ttl)
+        pipe.expire(self._stream(run_id), self.finished_ttl)
+        pipe.zadd(f"{self.prefix}finished", {run_id: time.time()})
+        await self._call(pipe.execute())
+
+    async def get(self, run_id: str) -> RunRecord:
+        meta = await self._call(self._redis.hgetall(self._meta(run_id)))
+        if not meta or b"thread_id" not in meta:
+            raise RunNotFoundError(run_id)
+        return RunRecord(
+            run_id=run_id,
+            thread_id=meta[b"thread_id"].decode(),
+            owner=meta[b"owner"].decode() if meta.get(b"has_owner") == b"1" else None,
+            finished=meta.get(b"finished") == b"1",
+        )
+
+    async def thread_runs(self, thread_id: str) -> list[str]:
+        run_ids = await self._call(self._redis.lrange(f"{self.prefix}thread:{thread_id}", 0, -1))
+        pipe = self._redis.pipeline()
+        for rid in run_ids:
+            pipe.exists(self._meta(rid.decode()))
+        alive = await self._call(pipe.execute())
+        return [rid.decode() for rid, ok in zip(run_ids, alive, strict=True) if ok]
+
+    async def _bounds(self, stream: str) -> tuple[int, int]:
+        """(first, last) stored positions; (0, 0) for an empty stream."""
+        pipe = self._redis.pipeline()
+        pipe.xrange(stream, count=1)
+        pipe.xrevrange(stream, count=1)
+        first, last = await self._call(pipe.execute())
+        if not last:
+            return 0, 0
+        return _position(first[0][0]), _position(last[0][0])
+
+    async def read(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+        record = await self.get(run_id)
+        stream = self._stream(run_id)
+        first, last = await self._bounds(stream)
+        position = min(max(after, 0), last)
+        if first and position < first - 1:
+            raise HistoryTrimmedError(run_id, position, first)
+        finished = record.finished
+        while True:
+            entries = await self._call(
+                self._redis.xrange(stream, min=f"(0-{position}", count=_PAGE)
+                if position
+                else self._redis.xrange(stream, count=_PAGE)
+            )
+            if not entries:
+                if finished:
+                    return
+                answer = await self._call(
+                    self._redis.xread({stream: f"0-{position}"}, block=self.block_ms, count=_PAGE)
+                )
+                entries = answer[0][1] if answer else []
+                if not entries:
+                    finished = (await self.get(run_id)).finished  # also notices expiry
+                    continue
+            for entry_id, fields in entries:
+                entry_position = _position(entry_id)
+                if entry_position != position + 1:  # trimmed while the reader was slow
+                    raise HistoryTrimmedError(run_id, position, entry_position)
+                position = entry_position
+                event = parse_event(fields[b"e"])
+                yield StoredEvent(position, event)
+                if event.type in _TERMINAL:
+                    return
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._redis.aclose()

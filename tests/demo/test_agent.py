@@ -1,0 +1,265 @@
+"""The demo agent's scenarios, run in-process through the server toolkit (guard on)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import ag_ui.demo
+from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.demo import booking_interrupt_id, demo_agent, lookup_weather
+from ag_ui.server import run_agent
+
+pytestmark = pytest.mark.anyio
+
+
+async def run_demo(text: str | None = None, **extra: Any) -> list[dict[str, Any]]:
+    body: dict[str, Any] = {"threadId": "t1", "runId": "r1", "messages": [], **extra}
+    if text is not None:
+        body["messages"] = [{"id": "u1", "role": "user", "content": text}]
+    sent: list[BaseEvent] = []
+
+    async def sink(events: list[BaseEvent]) -> None:
+        sent.extend(events)
+
+    await run_agent(demo_agent, RunAgentInput.model_validate(body), sink, debug=True)
+    return [event.model_dump(by_alias=True, mode="json") for event in sent]
+
+
+def text_of(events: list[dict[str, Any]], message_id: str) -> str:
+    return "".join(
+        e["delta"]
+        for e in events
+        if e["type"] == "TEXT_MESSAGE_CONTENT" and e["messageId"] == message_id
+    )
+
+
+def test_weather_is_deterministic() -> None:
+    assert lookup_weather("Paris") == lookup_weather("paris") | {"city": "Paris"}
+    assert lookup_weather("Paris") == {"city": "Paris", "temperature_c": 23, "conditions": "windy"}
+
+
+async def test_greeting_without_state_starts_with_a_snapshot() -> None:
+    events = await run_demo("hello")
+    assert [e["type"] for e in events] == [
+        "RUN_STARTED",
+        "STATE_SNAPSHOT",
+        "STATE_DELTA",
+        "TEXT_MESSAGE_START",
+        *["TEXT_MESSAGE_CONTENT"] * 21,
+        "TEXT_MESSAGE_END",
+        "RUN_FINISHED",
+    ]
+    assert events[1] == {"type": "STATE_SNAPSHOT", "snapshot": {"turns": 0}}
+    assert events[2] == {
+        "type": "STATE_DELTA",
+        "delta": [{"op": "replace", "path": "/turns", "value": 1}],
+    }
+    assert text_of(events, "msg-r1-1") == (
+        "Hello from the AG-UI demo agent! You said: \"hello\". Try 'weather in Paris', "
+        "'book a table for two', or 'research protocols'."
+    )
+
+
+async def test_weather_scenario() -> None:
+    events = await run_demo("What's the weather in Paris?", state={"turns": 2})
+    report = lookup_weather("Paris")
+    structural = [e for e in events if not e["type"].endswith("_CONTENT")]
+    assert structural == [
+        {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"},
+        {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/turns", "value": 3}]},
+        {"type": "REASONING_START", "messageId": "reasoning-span-r1-1"},
+        {"type": "REASONING_MESSAGE_START", "messageId": "reasoning-r1-2", "role": "reasoning"},
+        {"type": "REASONING_MESSAGE_END", "messageId": "reasoning-r1-2"},
+        {"type": "REASONING_END", "messageId": "reasoning-span-r1-1"},
+        {"type": "STEP_STARTED", "stepName": "lookup_weather"},
+        {
+            "type": "ACTIVITY_SNAPSHOT",
+            "messageId": "activity-r1-3",
+            "activityType": "progress",
+            "content": {"title": "Looking up the weather in Paris", "percent": 0},
+            "replace": True,
+        },
+        {"type": "TOOL_CALL_START", "toolCallId": "call-r1-4", "toolCallName": "get_weather"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "call-r1-4", "delta": '{"city": '},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "call-r1-4", "delta": '"Paris"}'},
+        {"type": "TOOL_CALL_END", "toolCallId": "call-r1-4"},
+        {
+            "type": "ACTIVITY_DELTA",
+            "messageId": "activity-r1-3",
+            "activityType": "progress",
+            "patch": [{"op": "replace", "path": "/percent", "value": 50}],
+        },
+        {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": "result-r1-5",
+            "toolCallId": "call-r1-4",
+            "content": '{"city":"Paris","temperature_c":23,"conditions":"windy"}',
+            "role": "tool",
+        },
+        {
+            "type": "ACTIVITY_DELTA",
+            "messageId": "activity-r1-3",
+            "activityType": "progress",
+            "patch": [
+                {"op": "replace", "path": "/percent", "value": 100},
+                {"op": "add", "path": "/done", "value": True},
+            ],
+        },
+        {"type": "STEP_FINISHED", "stepName": "lookup_weather"},
+        {
+            "type": "STATE_DELTA",
+            "delta": [
+                {"op": "add", "path": "/weather", "value": {"Paris": report}},
+                {"op": "add", "path": "/last_city", "value": "Paris"},
+            ],
+        },
+        {"type": "STEP_STARTED", "stepName": "answer"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "msg-r1-6", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "msg-r1-6"},
+        {"type": "STEP_FINISHED", "stepName": "answer"},
+        {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"},
+    ]
+    assert text_of(events, "msg-r1-6") == "It is 23°C and windy in Paris."
+    reasoning = "".join(e["delta"] for e in events if e["type"] == "REASONING_MESSAGE_CONTENT")
+    assert reasoning == "The user wants the weather in Paris. I'll call get_weather."
+
+
+async def test_booking_interrupts_then_each_resume_answer() -> None:
+    first = await run_demo("book a table", state={})
+    assert first[-1] == {
+        "type": "RUN_FINISHED",
+        "threadId": "t1",
+        "runId": "r1",
+        "outcome": {
+            "type": "interrupt",
+            "interrupts": [
+                {
+                    "id": "confirm-call-r1-2",
+                    "reason": "tool_call",
+                    "message": "Confirm the booking: book a table",
+                    "toolCallId": "call-r1-2",
+                    "responseSchema": {
+                        "type": "object",
+                        "properties": {"approved": {"type": "boolean"}},
+                        "required": ["approved"],
+                    },
+                }
+            ],
+        },
+    }
+    assert booking_interrupt_id("call-r1-2") == "confirm-call-r1-2"
+    for resume, content, status in (
+        ({"status": "resolved", "payload": {"approved": True}}, '{"approved":true}', "confirmed"),
+        ({"status": "resolved", "payload": {"approved": False}}, '{"approved":false}', "declined"),
+        ({"status": "cancelled"}, '{"cancelled":true}', "declined"),
+    ):
+        events = await run_demo(
+            state={"turns": 1, "booking": {"status": "awaiting"}},
+            resume=[{"interruptId": "confirm-call-r1-2", **resume}],
+        )
+        assert events[2] == {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": "result-r1-1",
+            "toolCallId": "call-r1-2",
+            "content": content,
+            "role": "tool",
+        }
+        assert events[3] == {
+            "type": "STATE_DELTA",
+            "delta": [{"op": "replace", "path": "/booking/status", "value": status}],
+        }
+        assert events[-1]["type"] == "RUN_FINISHED"
+
+
+@pytest.mark.parametrize(
+    ("resume", "code"),
+    [
+        ({"interruptId": "nope", "status": "resolved", "payload": {}}, "invalid_resume"),
+        ({"interruptId": "confirm-c1", "status": "resolved"}, "invalid_resume_payload"),
+        (
+            {"interruptId": "confirm-c1", "status": "resolved", "payload": {"approved": "y"}},
+            "invalid_resume_payload",
+        ),
+    ],
+)
+async def test_bad_resume_is_a_run_error(resume: dict[str, Any], code: str) -> None:
+    events = await run_demo(state={}, resume=[resume])
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert events[-1]["code"] == code
+
+
+async def test_research_uses_a_subagent() -> None:
+    events = await run_demo("research protocols", state={})
+    lifecycle = [e for e in events if e["type"].startswith("SUBAGENT")]
+    assert lifecycle == [
+        {
+            "type": "SUBAGENT_STARTED",
+            "subagentRunId": "subagent-r1-1",
+            "name": "researcher",
+            "description": "Looks things up",
+        },
+        {
+            "type": "SUBAGENT_FINISHED",
+            "subagentRunId": "subagent-r1-1",
+            "result": {"topic": "protocols", "notes": 3},
+        },
+    ]
+
+
+async def test_crash_is_a_safe_run_error() -> None:
+    events = await run_demo("crash", state={})
+    assert events[-1] == {
+        "type": "RUN_ERROR",
+        "message": "RuntimeError: the demo agent crashed on purpose (this text stays in the log)",
+        "code": "agent_error",
+    }  # debug=True here; the HTTP tests check the production message
+
+
+def test_public_surface() -> None:
+    assert ag_ui.demo.__all__ == sorted(ag_ui.demo.__all__)
+    assert ag_ui.demo.__all__ == [
+        "BOOKING_TOOL",
+        "DEMO_CAPABILITIES",
+        "DemoAgent",
+        "WEATHER_TOOL",
+        "booking_interrupt_id",
+        "create_demo_app",
+        "demo_agent",
+        "lookup_weather",
+        "make_demo_agent",
+        "pending_booking_calls",
+    ]
+
+
+async def test_a_pending_booking_must_be_resumed_first() -> None:
+    pending_call = {
+        "id": "a1",
+        "role": "assistant",
+        "content": "I can book that.",
+        "toolCalls": [
+            {
+                "id": "call-r0-2",
+                "type": "function",
+                "function": {"name": "confirm_booking", "arguments": "{}"},
+            }
+        ],
+    }
+    messages = [
+        {"id": "u1", "role": "user", "content": "book a table"},
+        pending_call,
+        {"id": "u2", "role": "user", "content": "hello?"},
+    ]
+    events = await run_demo(state={}, messages=messages)
+    assert events[-1] == {
+        "type": "RUN_ERROR",
+        "message": "this thread is waiting for an answer to confirm-call-r0-2; resume it first",
+        "code": "resume_required",
+    }
+    answered = [
+        *messages[:2],
+        {"id": "t1", "role": "tool", "toolCallId": "call-r0-2", "content": "{}"},
+    ]
+    events = await run_demo(state={}, messages=[*answered, messages[2]])
+    assert events[-1]["type"] == "RUN_FINISHED"

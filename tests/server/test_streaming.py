@@ -1,0 +1,179 @@
+"""Streaming behaviour, driving the ASGI endpoint directly (the transport seam): each event
+flushed as it is sent, keepalive comments on silence, client disconnect cancels the agent."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any, Optional
+
+import anyio
+import pytest
+from anyio.streams.memory import MemoryObjectReceiveStream
+
+from ag_ui.core import BaseEvent, CustomEvent
+from ag_ui.server import AgentEndpoint, RunContext
+
+from .conftest import run_body
+
+pytestmark = pytest.mark.anyio
+
+SCOPE = {
+    "type": "http",
+    "method": "POST",
+    "path": "/agent",
+    "headers": [(b"content-type", b"application/json"), (b"accept", b"text/event-stream")],
+    "query_string": b"",
+}
+
+
+class Harness:
+    """An ASGI server stand-in: one request body, then waits; ``leave()`` disconnects."""
+
+    def __init__(self) -> None:
+        self._body_sent = False
+        self._left = anyio.Event()
+        self._out_send, self.sent = anyio.create_memory_object_stream[dict[str, Any]](1000)
+        self.body = b""
+
+    async def receive(self) -> dict[str, Any]:
+        if not self._body_sent:
+            self._body_sent = True
+            return {"type": "http.request", "body": json.dumps(run_body()).encode()}
+        await self._left.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.body += message.get("body", b"")
+        await self._out_send.send(message)
+
+    def leave(self) -> None:
+        self._left.set()
+
+    async def wait_for(self, needle: bytes) -> None:
+        """Wait until the response body contains ``needle`` (5 s at most)."""
+        receive: MemoryObjectReceiveStream[dict[str, Any]] = self.sent
+        with anyio.fail_after(5):
+            while needle not in self.body:
+                await receive.receive()
+
+
+def custom(name: str) -> CustomEvent:
+    return CustomEvent(name=name, value=None)
+
+
+async def test_each_event_is_flushed_before_the_agent_continues() -> None:
+    harness = Harness()
+    saw_first = anyio.Event()
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        yield custom("first")
+        # Only reachable if "first" reached the client while this run is still going.
+        await saw_first.wait()
+        yield custom("second")
+
+    endpoint = AgentEndpoint(agent, keepalive=None)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(endpoint, SCOPE, harness.receive, harness.send)
+        await harness.wait_for(b'"name":"first"')
+        assert b"second" not in harness.body
+        saw_first.set()
+        await harness.wait_for(b"RUN_FINISHED")
+
+
+async def test_keepalive_comment_on_silence() -> None:
+    harness = Harness()
+    release = anyio.Event()
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        yield custom("a")
+        await release.wait()
+        yield custom("b")
+
+    endpoint = AgentEndpoint(agent, keepalive=0.05)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(endpoint, SCOPE, harness.receive, harness.send)
+        await harness.wait_for(b": keepalive\n\n")
+        release.set()
+        await harness.wait_for(b"RUN_FINISHED")
+    # However many comments fit in the pause, they sit between the two events only.
+    body = re.sub(rb"(: keepalive\n\n)+", b": keepalive\n\n", harness.body)
+    assert body == (
+        b'data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1","protocolVersion":"1.0"}\n\n'
+        b'data: {"type":"CUSTOM","name":"a","value":null}\n\n'
+        b": keepalive\n\n"
+        b'data: {"type":"CUSTOM","name":"b","value":null}\n\n'
+        b'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n\n'
+    )
+
+
+async def test_keepalive_can_be_turned_off() -> None:
+    harness = Harness()
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        yield custom("a")
+        await anyio.sleep(0.3)  # silence that would hold several 0.05 s keepalives
+        yield custom("b")
+
+    for keepalive in (None, 0):
+        harness = Harness()
+        endpoint = AgentEndpoint(agent, keepalive=keepalive)
+        with anyio.fail_after(5):
+            await endpoint(SCOPE, harness.receive, harness.send)
+        assert b"keepalive" not in harness.body
+        assert harness.body.endswith(b'"runId":"r1"}\n\n')
+
+
+def _tasks() -> set[Any]:
+    import asyncio
+
+    return set(asyncio.all_tasks())
+
+
+@pytest.mark.parametrize("style", ["generator", "coroutine"])
+async def test_disconnect_cancels_the_agent_within_a_second(style: str) -> None:
+    harness = Harness()
+    cleaned_up = anyio.Event()
+    cancelled: list[bool] = []
+    before = _tasks()
+
+    async def wait_forever() -> None:
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            cancelled.append(True)
+            raise
+        finally:
+            cleaned_up.set()
+
+    async def generator_agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        yield custom("started")
+        await wait_forever()
+
+    async def coroutine_agent(run_input: Any, ctx: RunContext) -> None:
+        await ctx.custom("started", None)
+        await wait_forever()
+
+    agent: Any = generator_agent if style == "generator" else coroutine_agent
+    endpoint = AgentEndpoint(agent, keepalive=0.05)
+    finished: Optional[float] = None
+    async with anyio.create_task_group() as tasks:
+
+        async def serve() -> None:
+            nonlocal finished
+            await endpoint(SCOPE, harness.receive, harness.send)
+            finished = anyio.current_time()
+
+        tasks.start_soon(serve)
+        await harness.wait_for(b'"name":"started"')
+        left_at = anyio.current_time()
+        harness.leave()
+        with anyio.fail_after(1):
+            await cleaned_up.wait()
+    assert cancelled == [True]
+    assert finished is not None
+    assert finished - left_at < 1.0
+    assert b"RUN_FINISHED" not in harness.body
+    assert b"RUN_ERROR" not in harness.body
+    assert _tasks() == before  # nothing the endpoint started outlives it

@@ -1,0 +1,141 @@
+"""The run-store contract, on the in-memory store and on a real Redis."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from ag_ui.core import (
+    RunFinishedEvent,
+    RunStartedEvent,
+    StepStartedEvent,
+    TextMessageContentEvent,
+)
+from ag_ui.store import (
+    HistoryTrimmedError,
+    RunNotFoundError,
+    RunRecord,
+    RunStore,
+    StoredEvent,
+    StoreFullError,
+)
+
+pytestmark = pytest.mark.anyio
+
+STARTED = RunStartedEvent(thread_id="t1", run_id="r1")
+FINISHED = RunFinishedEvent(thread_id="t1", run_id="r1")
+
+
+def step(n: int) -> StepStartedEvent:
+    return StepStartedEvent(step_name=f"s{n}")
+
+
+async def collect(store: RunStore, run_id: str, after: int = 0) -> list[StoredEvent]:
+    with anyio.fail_after(10):
+        return [item async for item in store.read(run_id, after)]
+
+
+async def test_positions_replay_and_finish(store: RunStore) -> None:
+    record = await store.create("r1", "t1", owner="alice")
+    assert record == RunRecord(run_id="r1", thread_id="t1", owner="alice")
+    assert [await store.append("r1", e) for e in (STARTED, step(1), FINISHED)] == [1, 2, 3]
+    await store.finish("r1")
+    assert await collect(store, "r1") == [
+        StoredEvent(1, STARTED),
+        StoredEvent(2, step(1)),
+        StoredEvent(3, FINISHED),
+    ]
+    assert await collect(store, "r1", after=2) == [StoredEvent(3, FINISHED)]
+    assert await collect(store, "r1", after=3) == []
+    assert (await store.get("r1")).finished is True
+
+
+async def test_a_future_position_reads_from_the_end(store: RunStore) -> None:
+    await store.create("r1", "t1")
+    await store.append("r1", STARTED)
+    await store.append("r1", FINISHED)
+    await store.finish("r1")
+    assert await collect(store, "r1", after=99) == []
+
+
+async def test_reader_tails_live_events_until_the_run_ends(store: RunStore) -> None:
+    await store.create("r1", "t1")
+    await store.append("r1", STARTED)
+    received: list[StoredEvent] = []
+
+    async def reader() -> None:
+        async for item in store.read("r1", after=0):
+            received.append(item)
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(reader)
+            while not received:
+                await anyio.sleep(0.01)
+            await store.append("r1", TextMessageContentEvent(message_id="m", delta="é"))
+            await store.append("r1", FINISHED)
+            await store.finish("r1")
+    assert [item.position for item in received] == [1, 2, 3]
+    assert received[-1].event == FINISHED
+
+
+async def test_unknown_run(store: RunStore) -> None:
+    with pytest.raises(RunNotFoundError) as caught:
+        await store.get("nope")
+    assert caught.value.run_id == "nope"
+    with pytest.raises(RunNotFoundError):
+        await collect(store, "nope")
+    with pytest.raises(RunNotFoundError):
+        await store.append("nope", STARTED)
+
+
+async def test_duplicate_run_id_is_refused(store: RunStore) -> None:
+    await store.create("r1", "t1")
+    with pytest.raises(ValueError, match="already exists"):
+        await store.create("r1", "t1")
+
+
+async def test_event_bound_trims_and_a_trimmed_position_is_an_error(store: RunStore) -> None:
+    await store.create("r1", "t1")
+    for n in range(1, 9):
+        await store.append("r1", step(n))
+    with pytest.raises(HistoryTrimmedError) as caught:
+        await collect(store, "r1", after=1)
+    assert caught.value.position == 1
+    await store.append("r1", FINISHED)
+    await store.finish("r1")
+    tail = await collect(store, "r1", after=6)
+    assert [item.position for item in tail] == [7, 8, 9]
+
+
+async def test_store_full_evicts_the_oldest_finished_never_a_running_one(store: RunStore) -> None:
+    for run_id in ("a", "b", "c"):
+        await store.create(run_id, "t")
+    with pytest.raises(StoreFullError):
+        await store.create("d", "t")
+    await store.finish("b")
+    await store.finish("a")
+    await store.create("d", "t")  # evicts b (finished first), keeps a and running c
+    with pytest.raises(RunNotFoundError):
+        await store.get("b")
+    assert (await store.get("a")).finished is True
+    assert (await store.get("c")).finished is False
+    assert await store.thread_runs("t") == ["a", "c", "d"]
+
+
+def test_public_surface() -> None:
+    import ag_ui.store
+
+    assert ag_ui.store.__all__ == [
+        "HistoryTrimmedError",
+        "InMemoryRunStore",
+        "RedisRunStore",
+        "RunNotFoundError",
+        "RunRecord",
+        "RunStore",
+        "StoreFullError",
+        "StoreUnavailableError",
+        "StoredEvent",
+    ]
+    for name in ag_ui.store.__all__:
+        assert getattr(ag_ui.store, name)
