@@ -142,3 +142,48 @@ def test_strict_and_lenient_end() -> None:
     feed_all(lenient, [RS, {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"}])
     lenient.finish()
     assert lenient.agent_state.messages == ({"id": "m", "role": "assistant", "content": "x"},)
+
+
+def test_raw_dicts_are_refused_with_a_hint() -> None:
+    from ag_ui.apply import AgentState, apply_event
+    from ag_ui.verify import EventVerifier
+
+    raw = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+    for stage in (
+        EventPipeline().feed,
+        EventVerifier().feed,
+        lambda e: apply_event(AgentState(), e),
+    ):
+        with pytest.raises(AGUIValidationError) as caught:
+            stage(raw)  # type: ignore[arg-type]
+        assert caught.value.problems == (
+            "expected an AG-UI event model, got dict "
+            "(parse wire JSON with ag_ui.core.parse_any_event first)",
+        )
+
+
+def test_feed_with_states_pairs_each_expanded_event_with_its_state() -> None:
+    pipeline = EventPipeline()
+    pipeline.feed(parse_any_event(RS))
+    pipeline.feed(parse_any_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a", "delta": "1"}))
+    steps = pipeline.feed_with_states(
+        parse_any_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "b", "delta": "2"})
+    )
+    assert [(e.type.value, s.messages) for e, s in steps] == [
+        ("TEXT_MESSAGE_END", ({"id": "a", "role": "assistant", "content": "1"},)),
+        (
+            "TEXT_MESSAGE_START",
+            (
+                {"id": "a", "role": "assistant", "content": "1"},
+                {"id": "b", "role": "assistant", "content": ""},
+            ),
+        ),
+        (
+            "TEXT_MESSAGE_CONTENT",
+            (
+                {"id": "a", "role": "assistant", "content": "1"},
+                {"id": "b", "role": "assistant", "content": "2"},
+            ),
+        ),
+    ]
+    assert steps[-1][1] is pipeline.agent_state

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 from typing import Any
 
 import pytest
@@ -611,3 +612,27 @@ def test_agent_state_is_immutable_and_accepts_models() -> None:
         state.state = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
         AgentState(messages=[{"role": "user"}])
+    assert pickle.loads(pickle.dumps(state)) == state
+    assert copy.deepcopy(state) == state
+
+
+def test_tool_call_lookup_survives_a_message_replaced_by_an_activity() -> None:
+    state = run(
+        [
+            ev("TOOL_CALL_START", toolCallId="c1", toolCallName="f", parentMessageId="m1"),
+            ev("ACTIVITY_SNAPSHOT", messageId="m1", activityType="p", content={}),
+        ]
+    )
+    with pytest.warns(ReducerWarning, match="no tool call found"):
+        assert run([ev("TOOL_CALL_ARGS", toolCallId="c1", delta="x")], state) is state
+    again = run([ev("TOOL_CALL_START", toolCallId="c1", toolCallName="f")], state)
+    assert again.messages == (
+        {"id": "m1", "role": "activity", "activityType": "p", "content": {}},
+        {
+            "id": "c1",
+            "role": "assistant",
+            "toolCalls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": ""}}
+            ],
+        },
+    )

@@ -5,8 +5,13 @@
 //
 // Input (stdin): {"streams": [[event, ...], ...], "initialState": any}
 // Also: {"mode": "bench", "events": [...], "repeat": N} times the pipeline on one stream.
-import { AbstractAgent } from "@ag-ui/client";
-import { from } from "rxjs";
+import {
+  AbstractAgent,
+  defaultApplyEvents,
+  transformChunks,
+  verifyEvents,
+} from "@ag-ui/client";
+import { from, lastValueFrom, toArray } from "rxjs";
 
 process.env.SUPPRESS_TRANSFORMATION_WARNINGS = "1";
 console.warn = () => {};
@@ -22,8 +27,16 @@ class ReplayAgent extends AbstractAgent {
   }
 }
 
+// The three operators alone (no agent, no schema enforcement, no subscribers).
+async function runOperators(events) {
+  const agent = { messages: [], state: {} };
+  const input = { threadId: "t", runId: "r", messages: [], state: {}, tools: [], context: [] };
+  const verified = from(events).pipe(transformChunks(), verifyEvents());
+  await lastValueFrom(defaultApplyEvents(input, verified, agent, []).pipe(toArray()));
+}
+
 async function runStream(events, initialState) {
-  const agent = new ReplayAgent(events, initialState);
+  const agent = new ReplayAgent(structuredClone(events), initialState);
   try {
     await agent.runAgent({ runId: "r" });
     return { ok: true, error: null, messages: agent.messages, state: agent.state };
@@ -43,13 +56,19 @@ const request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
 
 if (request.mode === "bench") {
   const repeat = request.repeat ?? 20;
-  await runStream(request.events, {}); // warm up
-  await runStream(request.events, {});
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < repeat; i++) await runStream(request.events, {});
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const time = async (run) => {
+    for (let i = 0; i < 3; i++) await run(structuredClone(request.events)); // warm up
+    const copies = Array.from({ length: repeat }, () => structuredClone(request.events));
+    const start = process.hrtime.bigint();
+    for (const events of copies) await run(events);
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    return (request.events.length * repeat) / seconds;
+  };
+  const runAgentRate = await time((events) => new ReplayAgent(events, {}).runAgent({ runId: "r" }));
+  const operatorsRate = await time(runOperators);
   process.stdout.write(
-    JSON.stringify({ eventsPerSecond: (request.events.length * repeat) / seconds }) + "\n",
+    JSON.stringify({ eventsPerSecond: runAgentRate, operatorsEventsPerSecond: operatorsRate }) +
+      "\n",
   );
 } else {
   const results = [];

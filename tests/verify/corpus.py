@@ -866,6 +866,31 @@ PIPELINE_STREAMS: dict[str, list[Event]] = {
         ev("TEXT_MESSAGE_END", messageId="m1"),
         rf(),
     ],
+    "legacy run input: nulls and binary parts": [
+        {
+            **rs(),
+            "input": {
+                "threadId": "t",
+                "runId": "r1",
+                "forwardedProps": None,
+                "tools": [{"name": "f", "description": "d", "parameters": None}],
+                "messages": [
+                    _user(
+                        "u1",
+                        [
+                            {"type": "binary", "mimeType": "audio/wav", "data": "QQ"},
+                            {
+                                "type": "image",
+                                "source": {"type": "url", "value": "https://i"},
+                                "metadata": None,
+                            },
+                        ],
+                    )
+                ],
+            },
+        },
+        rf(),
+    ],
     "null on an optional field is rejected": [
         rs(),
         ev("TEXT_MESSAGE_START", messageId="m1", metadata=None),

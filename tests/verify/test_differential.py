@@ -115,3 +115,43 @@ def test_documented_difference_unknown_message_fields_are_kept() -> None:
     assert ours(events, strict_end=True)["messages"] == [
         {"id": "u", "role": "user", "content": "x", "extraField": 1}
     ]
+
+
+def test_thinking_stream_matches_typescript_up_to_minted_ids() -> None:
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "THINKING_START", "title": "plan"},
+        {"type": "THINKING_TEXT_MESSAGE_START"},
+        {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "hm"},
+        {"type": "THINKING_TEXT_MESSAGE_END"},
+        {"type": "THINKING_TEXT_MESSAGE_START"},
+        {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "ok"},
+        {"type": "THINKING_TEXT_MESSAGE_END"},
+        {"type": "THINKING_END"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    done = subprocess.run(
+        ["node", "ts_pipeline.mjs"],
+        cwd=INTEROP,
+        input=json.dumps({"streams": [events]}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    [theirs] = json.loads(done.stdout)
+    mine = ours(events, strict_end=True)
+
+    def without_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in m.items() if k != "id"} for m in messages]
+
+    assert (mine["ok"], theirs["ok"]) == (True, True)
+    assert (
+        without_ids(mine["messages"])
+        == without_ids(theirs["messages"])
+        == [
+            {"role": "reasoning", "content": "hm"},
+            {"role": "reasoning", "content": "ok"},
+        ]
+    )
+    assert len({m["id"] for m in mine["messages"]}) == 2

@@ -9,7 +9,14 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ag_ui.apply._state import AgentState, RunSummary, push_message, replace_message, to_wire
+from ag_ui.apply._state import (
+    AgentState,
+    RunSummary,
+    push_message,
+    replace_message,
+    to_wire,
+    with_tool_call,
+)
 
 _new = tuple.__new__
 
@@ -101,6 +108,7 @@ def stream_content(current: AgentState, event: Any, what: str) -> AgentState:
             current.pending_interrupts,
             current.run,
             current._index,
+            current._tool_index,
         ),
     )
 
@@ -124,6 +132,19 @@ def stream_end(current: AgentState, event: Any, what: str) -> AgentState:
 
 
 def _find_tool_call(current: AgentState, call_id: str, *, assistant_only: bool) -> tuple[int, int]:
+    """(message position, call position) of the first message carrying ``call_id``."""
+    message_id = current._tool_index.get(call_id)
+    if message_id is None:
+        return -1, -1  # every call in the messages is indexed, so it is nowhere
+    position = current._index.get(message_id, -1)
+    if position >= 0:
+        message = current.messages[position]
+        if not assistant_only or message.get("role") == "assistant":
+            for call_position, call in enumerate(message.get("toolCalls") or ()):
+                if call.get("id") == call_id:
+                    return position, call_position
+    # The indexed message lost the call (an activity replaced it) or is not an assistant:
+    # fall back to the TypeScript reducer's scan.
     for position, message in enumerate(current.messages):
         calls = message.get("toolCalls")
         if calls and (not assistant_only or message.get("role") == "assistant"):
@@ -182,7 +203,12 @@ def tool_call_start(current: AgentState, event: Any) -> AgentState:
             parent = current.messages[parent_position]
             if parent.get("role") == "assistant":
                 calls = [*(parent.get("toolCalls") or ()), new_call]
-                return replace_message(current, parent_position, {**parent, "toolCalls": calls})
+                updated = replace_message(current, parent_position, {**parent, "toolCalls": calls})
+                return updated.evolve(
+                    messages=updated.messages,
+                    index=updated._index,
+                    tool_index=with_tool_call(current, call_id, parent_id),
+                )
             _warn(
                 f"TOOL_CALL_START: parentMessageId '{parent_id}' matches a "
                 f"'{parent.get('role')}' message, not assistant; using the tool call id instead"
@@ -251,7 +277,11 @@ def tool_call_result(current: AgentState, event: Any) -> AgentState:
     insert_at = owner + 1
     while insert_at < len(messages) and messages[insert_at].get("role") == "tool":
         insert_at += 1
-    return current.evolve(messages=(*messages[:insert_at], message, *messages[insert_at:]), run=run)
+    return current.evolve(
+        messages=(*messages[:insert_at], message, *messages[insert_at:]),
+        run=run,
+        tool_index=current._tool_index,
+    )
 
 
 def encrypted_value(current: AgentState, event: Any) -> AgentState:

@@ -14,7 +14,9 @@ from typing import Any, Callable, Optional
 
 from ag_ui.apply._reducer import apply_event
 from ag_ui.apply._state import AgentState
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import PatchError
+from ag_ui.core.events import Event
 from ag_ui.verify import (
     ChunkExpander,
     CompatibilityTranslator,
@@ -74,12 +76,12 @@ class EventPipeline:
         """Messages, state and run bookkeeping after every event fed so far."""
         return self._state
 
-    def feed(self, event: Any) -> list[Any]:
+    def feed(self, event: AnyEvent) -> list[Event]:
         """Run one event through the pipeline; return the (expanded) events applied."""
-        event = self.compatibility.translate(event)
+        translated = self.compatibility.translate(event)
         if self.null_checks:
-            reject_optional_nulls(event)
-        expanded = self.chunks.feed(event)
+            reject_optional_nulls(translated)
+        expanded = self.chunks.feed(translated)
         verify = self.verifier.feed
         for item in expanded:
             verify(item)
@@ -90,6 +92,27 @@ class EventPipeline:
                 self.patch_errors.append(error)
                 self._on_patch_error(error)
         return expanded
+
+    def feed_with_states(self, event: AnyEvent) -> list[tuple[Event, AgentState]]:
+        """Like ``feed``, but pair each applied event with the ``AgentState`` right after it.
+
+        For consumers that notify per event (subscribers): a chunk can expand to an END for
+        the previous stream plus a START and a CONTENT, each with its own state.
+        """
+        translated = self.compatibility.translate(event)
+        if self.null_checks:
+            reject_optional_nulls(translated)
+        steps: list[tuple[Event, AgentState]] = []
+        for item in self.chunks.feed(translated):
+            self.verifier.feed(item)
+            try:
+                self._state = apply_event(self._state, item)
+            except PatchError as error:
+                self._state = error.agent_state
+                self.patch_errors.append(error)
+                self._on_patch_error(error)
+            steps.append((item, self._state))
+        return steps
 
     def finish(self) -> None:
         """End of the stream: drop unfinished chunk streams, then the verifier's end check."""

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pydantic import BaseModel
+
 from ag_ui.apply import _message_rows as rows
 from ag_ui.apply import _snapshot_rows as snapshots
 from ag_ui.apply._state import AgentState
@@ -20,6 +22,7 @@ from ag_ui.core.errors import ChunkExpansionError
 from ag_ui.core.events import (
     ActivityDeltaEvent,
     ActivitySnapshotEvent,
+    Event,
     MessagesSnapshotEvent,
     ReasoningEncryptedValueEvent,
     ReasoningMessageChunkEvent,
@@ -40,6 +43,7 @@ from ag_ui.core.events import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
+from ag_ui.verify._guard import not_an_event
 
 __all__ = ["apply_event"]
 
@@ -91,14 +95,16 @@ def _no_change(current: AgentState, event: Any) -> AgentState:
     return current
 
 
-def _row_for(cls: type) -> Row:
+def _row_for(cls: type, event: Any) -> Row:
+    if not isinstance(event, BaseModel) or not hasattr(event, "type"):
+        not_an_event(event)
     for base in cls.__mro__:
         if base in _ROWS:
             return _ROWS[base]
     return _no_change
 
 
-def apply_event(state: AgentState, event: Any) -> AgentState:
+def apply_event(state: AgentState, event: Event) -> AgentState:
     """Apply one (expanded) event to ``state`` and return the new state.
 
     >>> from ag_ui.core import TextMessageStartEvent, TextMessageContentEvent
@@ -109,5 +115,5 @@ def apply_event(state: AgentState, event: Any) -> AgentState:
     cls = event.__class__
     row = _ROWS.get(cls)
     if row is None:
-        row = _ROWS[cls] = _row_for(cls)
+        row = _ROWS[cls] = _row_for(cls, event)
     return row(state, event)

@@ -19,7 +19,14 @@ from pydantic import BaseModel, TypeAdapter
 
 from ag_ui.core.types import Message
 
-__all__ = ["AgentState", "RunSummary", "push_message", "replace_message", "to_wire"]
+__all__ = [
+    "AgentState",
+    "RunSummary",
+    "push_message",
+    "replace_message",
+    "to_wire",
+    "with_tool_call",
+]
 
 MessageDict = dict[str, Any]
 _MESSAGES_ADAPTER: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
@@ -53,6 +60,15 @@ class RunSummary:
 
 
 _EMPTY_RUN = RunSummary()
+
+
+def _build_tool_index(messages: tuple[MessageDict, ...]) -> dict[str, str]:
+    # tool call id -> id of the first message carrying it (every call is indexed).
+    index: dict[str, str] = {}
+    for message in messages:
+        for call in message.get("toolCalls") or ():
+            index.setdefault(call.get("id"), message["id"])
+    return index
 
 
 def _build_index(messages: tuple[MessageDict, ...]) -> dict[str, int]:
@@ -89,6 +105,8 @@ class AgentState(tuple):  # type: ignore[type-arg]
         def run(self) -> RunSummary: ...
         @property
         def _index(self) -> dict[str, int]: ...
+        @property
+        def _tool_index(self) -> dict[str, str]: ...
 
     else:
         messages = property(itemgetter(0), doc="The messages, as wire-JSON dicts (read-only).")
@@ -96,6 +114,7 @@ class AgentState(tuple):  # type: ignore[type-arg]
         pending_interrupts = property(itemgetter(2), doc="Interrupts of the last RUN_FINISHED.")
         run = property(itemgetter(3), doc="Bookkeeping of the current or last run.")
         _index = property(itemgetter(4))
+        _tool_index = property(itemgetter(5))
 
     def __new__(
         cls,
@@ -110,7 +129,14 @@ class AgentState(tuple):  # type: ignore[type-arg]
             if not isinstance(message, Mapping) or not isinstance(message.get("id"), str):
                 raise TypeError(f"a message needs a string 'id': {message!r}")
         interrupts = tuple(to_wire(list(pending_interrupts)))
-        fields = (wire_messages, to_wire(state), interrupts, run, _build_index(wire_messages))
+        fields = (
+            wire_messages,
+            to_wire(state),
+            interrupts,
+            run,
+            _build_index(wire_messages),
+            _build_tool_index(wire_messages),
+        )
         return _new(cls, fields)
 
     def __iter__(self) -> Any:
@@ -157,12 +183,16 @@ class AgentState(tuple):  # type: ignore[type-arg]
         pending_interrupts: Optional[tuple[MessageDict, ...]] = None,
         run: Optional[RunSummary] = None,
         index: Optional[dict[str, int]] = None,
+        tool_index: Optional[dict[str, str]] = None,
     ) -> AgentState:
-        """A copy with some fields replaced (``index`` is recomputed unless given)."""
+        """A copy with some fields replaced (the indexes are recomputed unless given)."""
         if messages is None:
-            messages, index = self.messages, self._index
-        elif index is None:
-            index = _build_index(messages)
+            messages, index, tool_index = self.messages, self._index, self._tool_index
+        else:
+            if index is None:
+                index = _build_index(messages)
+            if tool_index is None:
+                tool_index = _build_tool_index(messages)
         return _new(
             AgentState,
             (
@@ -171,6 +201,7 @@ class AgentState(tuple):  # type: ignore[type-arg]
                 self.pending_interrupts if pending_interrupts is None else pending_interrupts,
                 self.run if run is None else run,
                 index,
+                tool_index,
             ),
         )
 
@@ -194,6 +225,7 @@ def replace_message(current: AgentState, position: int, message: MessageDict) ->
             current.pending_interrupts,
             current.run,
             current._index,
+            current._tool_index,
         ),
     )
 
@@ -204,4 +236,27 @@ def push_message(current: AgentState, message: MessageDict) -> AgentState:
     index = current._index
     if message["id"] not in index:
         index = {**index, message["id"]: len(messages) - 1}
-    return current.evolve(messages=messages, index=index)
+    tool_index = current._tool_index
+    calls = message.get("toolCalls")
+    if calls:
+        tool_index = dict(tool_index)
+        for call in calls:
+            call_id = call.get("id")
+            known = tool_index.get(call_id)
+            # Keep an earlier carrier; replace an entry whose message no longer has the call.
+            if known is None or not _carries(current, known, call_id):
+                tool_index[call_id] = message["id"]
+    return current.evolve(messages=messages, index=index, tool_index=tool_index)
+
+
+def _carries(current: AgentState, message_id: str, call_id: str) -> bool:
+    position = current._index.get(message_id, -1)
+    calls = current.messages[position].get("toolCalls") if position >= 0 else None
+    return any(call.get("id") == call_id for call in calls or ())
+
+
+def with_tool_call(current: AgentState, call_id: str, message_id: str) -> dict[str, str]:
+    """The tool index after ``call_id`` was added to message ``message_id``."""
+    if call_id in current._tool_index:
+        return current._tool_index
+    return {**current._tool_index, call_id: message_id}

@@ -14,6 +14,7 @@ from typing import Any, NoReturn, Optional
 from ag_ui.core.errors import ChunkExpansionError
 from ag_ui.core.events import CustomEvent as _CustomEvent
 from ag_ui.core.events import (
+    Event,
     MessagesSnapshotEvent,
     ReasoningEndEvent,
     ReasoningMessageChunkEvent,
@@ -107,8 +108,11 @@ class ChunkExpander:
         """The pending stream of each lane (owner ``None`` = the parent agent)."""
         return dict(self._lanes)
 
-    def feed(self, event: Any) -> list[Any]:
+    def feed(self, event: Event) -> list[Event]:
         """Expand one event into the events to pass downstream."""
+        return self._expand(event)
+
+    def _expand(self, event: Any) -> list[Any]:
         cls = event.__class__
         lanes = self._lanes
         if not lanes and cls not in _CHUNKS:

@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 from ag_ui.core.errors import PatchError
 from ag_ui.core.events import (
+    Event,
     RunErrorEvent,
     RunFinishedEvent,
     RunStartedEvent,
@@ -122,7 +123,7 @@ def _flush_state(window: list[Any], out: list[Any]) -> None:
     out.append(StateSnapshotEvent(**kwargs))
 
 
-def compact_events(events: Iterable[Any]) -> list[Any]:
+def compact_events(events: Iterable[Event]) -> list[Event]:
     """Return a shorter stream that applies to the same messages and state.
 
     >>> from ag_ui.core import TextMessageStartEvent, TextMessageContentEvent, TextMessageEndEvent

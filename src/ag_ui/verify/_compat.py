@@ -20,6 +20,9 @@ import uuid
 import warnings
 from typing import Any, Callable, Optional, get_args
 
+from pydantic import BaseModel
+
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.events import (
     Event,
     MessagesSnapshotEvent,
@@ -41,6 +44,7 @@ from ag_ui.core.legacy_events import (
     ThinkingTextMessageEndEvent,
     ThinkingTextMessageStartEvent,
 )
+from ag_ui.verify._guard import not_an_event
 from ag_ui.verify._legacy_content import upgrade_messages
 from ag_ui.verify._nulls import explicit_null
 
@@ -118,16 +122,23 @@ class CompatibilityTranslator:
             stacklevel=3,
         )
 
-    def feed(self, event: Any) -> list[Any]:
+    def feed(self, event: AnyEvent) -> list[Event]:
         """Translate one event (1.0 or legacy) into the 1.0 events to pass on."""
         return [self.translate(event)]
 
-    def translate(self, event: Any) -> Any:
+    def translate(self, event: AnyEvent) -> Event:
         """Translate one event; every conversion maps one event to exactly one event."""
+        translated: Event = self._translate(event)
+        return translated
+
+    def _translate(self, event: Any) -> Any:
         cls = event.__class__
+        if cls in _PLAIN:
+            if event.raw_event is not None or "raw_event" not in event.__pydantic_fields_set__:
+                return event  # the common case: nothing legacy can be in it
+        elif not isinstance(event, BaseModel) or not hasattr(event, "type"):
+            not_an_event(event)
         fields_set = event.__pydantic_fields_set__
-        if cls in _PLAIN and ("raw_event" not in fields_set or event.raw_event is not None):
-            return event  # the common case: nothing legacy can be in it
         if isinstance(event, _THINKING):
             return self._thinking(event)
         cleared: list[str] = []

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any, TypeVar
 
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.verify._verifier import EventVerifier
 
 __all__ = ["verify_events"]
 
-E = TypeVar("E")
+E = TypeVar("E", bound=AnyEvent)
 
 
 async def verify_events(

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from pydantic import BaseModel
+
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import EventSequenceError, UnterminatedRunError
 from ag_ui.core.events import (
     MessagesSnapshotEvent,
@@ -17,6 +20,7 @@ from ag_ui.core.events import (
     RunFinishedEvent,
     RunStartedEvent,
 )
+from ag_ui.verify._guard import not_an_event
 from ag_ui.verify._handlers import Handlers, event_type_name
 from ag_ui.verify._nulls import check_message_nulls, explicit_null, null_error
 from ag_ui.verify._ownership import Owners
@@ -77,9 +81,13 @@ class EventVerifier(Handlers):
         self._run_finished = False
         self._run_errored = False
 
-    def feed(self, event: Any) -> None:
+    def feed(self, event: AnyEvent) -> None:
         """Check one event; raise ``EventSequenceError`` if it breaks a rule."""
         cls = event.__class__
+        try:
+            handler = self._dispatch[cls]
+        except KeyError:
+            handler = self._dispatch[cls] = self._handler_for_subclass(cls, event)
         if self._run_errored:
             if cls is not RunStartedEvent:
                 self._framing_error(
@@ -121,15 +129,14 @@ class EventVerifier(Handlers):
         ):
             null_error("N1", event_type_name(event), "subagentRunId", {})
 
-        try:
-            handler = self._dispatch[cls]
-        except KeyError:
-            handler = self._dispatch[cls] = self._handler_for_subclass(cls)
         if handler is not None:
             handler(event)
 
-    def _handler_for_subclass(self, cls: type) -> Optional[Callable[[Any], None]]:
-        # A user subclass of an event class is verified like its base.
+    def _handler_for_subclass(self, cls: type, event: Any) -> Optional[Callable[[Any], None]]:
+        if not isinstance(event, BaseModel) or not hasattr(event, "type"):
+            not_an_event(event)
+        # A user subclass of an event class is verified like its base; other event models
+        # (legacy THINKING_*, types from a newer protocol) only get the run-framing checks.
         for base in cls.__mro__[1:]:
             if base in self._dispatch:
                 return self._dispatch[base]
