@@ -98,3 +98,19 @@ def test_fast_decoder_reads_a_timestamp() -> None:
     data = event_message(event).SerializeToString()
     assert _fast.encode_flat(event) == data
     assert _fast.decode_flat(data) == event
+
+
+@pytest.mark.parametrize(
+    "arm",
+    ["text_message_start", "reasoning_message_start", "text_message_chunk", "subagent_started"],
+)
+def test_fields_with_python_defaults_that_did_not_arrive(arm: str) -> None:
+    # Peers may leave out what our encoder always writes (TEXT_MESSAGE_START.role...).
+    message = events_pb2.Event()
+    getattr(message, arm).base_event.type = events_pb2.EventType.Value(arm.upper())
+    data = message.SerializeToString()
+    fast_event = _fast.decode_flat(data)
+    general_event = _general_decode(data)
+    assert fast_event == general_event
+    assert fast_event.model_fields_set == general_event.model_fields_set
+    assert fast_event.model_dump_json(by_alias=True) == general_event.model_dump_json(by_alias=True)
