@@ -204,14 +204,20 @@ def encode_flat(event: BaseEvent) -> Optional[bytes]:
     return plan.arm_tag + _varint(len(inner)) + inner
 
 
-def decode_flat(data: bytes) -> Optional[BaseEvent]:
-    """The event in ``data`` when it is a plain flat event, else None (use the general path)."""
+def decode_flat(data: bytes, start: int = 0, end: int = -1) -> Optional[BaseEvent]:
+    """The event in ``data[start:end]`` when it is a plain flat event, else None (use the
+    general path). Taking offsets lets the frame decoder skip a copy per frame."""
     # Single-byte varints (tags and lengths under 128) are read inline: this is the hot loop.
+    # Every read past ``end`` is caught by a bounds check below before its value is used.
+    if end < 0:
+        end = len(data)
+    if start >= end:
+        return None
     try:
-        tag = data[0]
-        pos = 1
+        tag = data[start]
+        pos = start + 1
         if tag > 0x7F:
-            tag, pos = _read_varint(data, 0)
+            tag, pos = _read_varint(data, start)
         plan = _PLANS_BY_TAG.get(tag)
         if plan is None:
             return None
@@ -219,16 +225,19 @@ def decode_flat(data: bytes) -> Optional[BaseEvent]:
         pos += 1
         if length > 0x7F:
             length, pos = _read_varint(data, pos - 1)
-        end = len(data)
         if pos + length != end or data[pos] != 0x0A:
             return None  # other envelope fields, or base_event not first: the general path
         values: dict[str, Any] = plan.defaults.copy()
         if data.startswith(plan.plain_base, pos):  # base_event carrying only its type
             pos += len(plan.plain_base)
+            if pos > end:
+                return None
         else:
             size = data[pos + 1]
             stop = pos + 2 + size
-            if size > 0x7F or not _read_base(data, pos + 2, stop, plan.number, values):
+            if size > 0x7F or stop > end:
+                return None
+            if not _read_base(data, pos + 2, stop, plan.number, values):
                 return None
             pos = stop
         by_tag = plan.by_tag

@@ -111,13 +111,12 @@ class FrameDecoder:
                     raise FrameTooLargeError(length, limit, frame_index=index - 1)
                 if end > size:
                     break
-                frame = work[offset + 4 : end]
-                offset = end
+                start, offset = offset + 4, end
                 index += 1
                 # The flat-event fast path first; everything else through the general decoder.
-                event = flat(frame)
+                event = flat(work, start, end)
                 if event is None:
-                    event = self._decode(frame, index - 1)
+                    event = self._decode(work[start:end], index - 1)
                     if event is None:
                         continue
                 append(event)  # type: ignore[arg-type]
