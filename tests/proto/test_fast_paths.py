@@ -139,3 +139,13 @@ def test_fast_decoder_never_accepts_what_the_general_path_reads_differently(
         general_event = _general_decode(data)
         assert fast_event == general_event
         assert fast_event.model_fields_set == general_event.model_fields_set
+
+
+def test_an_explicitly_written_empty_implicit_string_reads_as_unset() -> None:
+    # REASONING_MESSAGE_START.role is implicit: "" on the wire means unset, whoever wrote it.
+    arm = bytes.fromhex("0a020819") + b"\x1a\x01r" + b"\x22\x00"  # base, message_id, role ""
+    data = bytes([0xD2, 0x01, len(arm)]) + arm  # envelope field 26
+    fast_event = _fast.decode_flat(data)
+    general_event = _general_decode(data)
+    assert fast_event == general_event
+    assert fast_event.model_fields_set == general_event.model_fields_set == {"type", "message_id"}

@@ -88,7 +88,6 @@ class _FlatPlan:
     defaulted: tuple[tuple[str, Any], ...]  # fields whose Python default is not None
     needs_checks: bool  # some field has a Literal type or a Python default behind ""
     always_set: frozenset[str]  # "type" and the implicit strings the wire always carries
-    optional_names: tuple[str, ...]  # fields set only when they arrived (None otherwise)
 
 
 def _allowed_values(annotation: Any) -> Optional[frozenset[str]]:
@@ -143,11 +142,6 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
             defaulted=defaulted,
             needs_checks=bool(literals or implicit_defaulted or defaulted),
             always_set=frozenset(["type", *(f.name for f in planned if f.implicit and f.required)]),
-            optional_names=tuple(
-                name
-                for name, info in model_fields.items()
-                if not info.is_required() and info.default is None
-            ),
         )
     return plans
 
@@ -228,6 +222,9 @@ def decode_flat(data: bytes, start: int = 0, end: int = -1) -> Optional[BaseEven
         if pos + length != end or data[pos] != 0x0A:
             return None  # other envelope fields, or base_event not first: the general path
         values: dict[str, Any] = plan.defaults.copy()
+        # Set fields: the type, the implicit strings (always on the wire dict), what arrives.
+        fields_set = set(plan.always_set)
+        add = fields_set.add
         if data.startswith(plan.plain_base, pos):  # base_event carrying only its type
             pos += len(plan.plain_base)
             if pos > end:
@@ -239,6 +236,8 @@ def decode_flat(data: bytes, start: int = 0, end: int = -1) -> Optional[BaseEven
                 return None
             if not _read_base(data, pos + 2, stop, plan.number, values):
                 return None
+            if values["timestamp"] is not None:
+                fields_set.add("timestamp")
             pos = stop
         by_tag = plan.by_tag
         while pos < end:
@@ -253,15 +252,11 @@ def decode_flat(data: bytes, start: int = 0, end: int = -1) -> Optional[BaseEven
             if stop > end:
                 return None
             values[name] = data[pos:stop].decode()
+            add(name)
             pos = stop
     except (IndexError, UnicodeDecodeError):
         return None
-    # ``values`` started from the defaults, where implicit strings that did not arrive are ""
-    # (proto3). Set fields: the type, those implicit strings, and whatever optional arrived.
-    fields_set = set(plan.always_set)
-    for name in plan.optional_names:
-        if values[name] is not None:
-            fields_set.add(name)
+    # ``values`` started from the defaults, where implicit strings that did not arrive are "".
     if plan.needs_checks and not _complete(plan, values, fields_set):
         return None
     instance = _new(plan.cls)
@@ -277,6 +272,7 @@ def _complete(plan: _FlatPlan, values: dict[str, Any], fields_set: set[str]) -> 
     for name in plan.implicit_defaulted:
         if values[name] == "":
             values[name] = _MISSING  # an unset implicit string: the Python default applies
+            fields_set.discard(name)
     for name, default in plan.defaulted:
         if values[name] is _MISSING:
             values[name] = default
