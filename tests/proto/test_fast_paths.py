@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from proto_corpus import corpus
 from proto_strategies import EVENTS, fields
 
 from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent, parse_event
-from ag_ui.proto import _fast
+from ag_ui.proto import _fast, encode_event
 from ag_ui.proto._codec import _PLANS, event_message, wire_dict
 from ag_ui.proto._generated import events_pb2
 
@@ -98,3 +99,53 @@ def test_fast_decoder_reads_a_timestamp() -> None:
     data = event_message(event).SerializeToString()
     assert _fast.encode_flat(event) == data
     assert _fast.decode_flat(data) == event
+
+
+@pytest.mark.parametrize(
+    "arm",
+    ["text_message_start", "reasoning_message_start", "text_message_chunk", "subagent_started"],
+)
+def test_fields_with_python_defaults_that_did_not_arrive(arm: str) -> None:
+    # Peers may leave out what our encoder always writes (TEXT_MESSAGE_START.role...).
+    message = events_pb2.Event()
+    getattr(message, arm).base_event.type = events_pb2.EventType.Value(arm.upper())
+    data = message.SerializeToString()
+    fast_event = _fast.decode_flat(data)
+    general_event = _general_decode(data)
+    assert fast_event == general_event
+    assert fast_event.model_fields_set == general_event.model_fields_set
+    assert fast_event.model_dump_json(by_alias=True) == general_event.model_dump_json(by_alias=True)
+
+
+_FLAT_SAMPLES = [
+    encode_event(parse_event(item)) for item in corpus() if item["type"] in _fast._PLANS
+]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    sample=st.sampled_from(_FLAT_SAMPLES),
+    position=st.integers(min_value=0),
+    value=st.integers(min_value=0, max_value=255),
+)
+def test_fast_decoder_never_accepts_what_the_general_path_reads_differently(
+    sample: bytes, position: int, value: int
+) -> None:
+    corrupted = bytearray(sample)
+    corrupted[position % len(corrupted)] = value
+    data = bytes(corrupted)
+    fast_event = _fast.decode_flat(data)
+    if fast_event is not None:
+        general_event = _general_decode(data)
+        assert fast_event == general_event
+        assert fast_event.model_fields_set == general_event.model_fields_set
+
+
+def test_an_explicitly_written_empty_implicit_string_reads_as_unset() -> None:
+    # REASONING_MESSAGE_START.role is implicit: "" on the wire means unset, whoever wrote it.
+    arm = bytes.fromhex("0a020819") + b"\x1a\x01r" + b"\x22\x00"  # base, message_id, role ""
+    data = bytes([0xD2, 0x01, len(arm)]) + arm  # envelope field 26
+    fast_event = _fast.decode_flat(data)
+    general_event = _general_decode(data)
+    assert fast_event == general_event
+    assert fast_event.model_fields_set == general_event.model_fields_set == {"type", "message_id"}

@@ -29,10 +29,12 @@ from ag_ui.proto._generated import events_pb2
 __all__ = ["decode_flat", "encode_flat"]
 
 _MAX_SAFE = 2**53 - 1
+_MISSING = object()  # marks a field with a non-None default that did not arrive
 _SMALL_LENGTHS = [bytes([n]) for n in range(128)]
 _new = object.__new__
 # pydantic keeps these in __slots__; their descriptors set them without __setattr__'s lookup.
 _SLOTS = BaseModel.__dict__
+_set_dict = _SLOTS["__dict__"].__set__
 _set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
 _set_extra = _SLOTS["__pydantic_extra__"].__set__
 _set_private = _SLOTS["__pydantic_private__"].__set__
@@ -79,15 +81,13 @@ class _FlatPlan:
     base_type: bytes  # the BaseEvent.type field as written (nothing for enum value 0)
     fields: tuple[_Field, ...]  # in field-number order, as upb writes them
     by_tag: dict[int, str]  # string field tag byte -> field name
-    defaults: dict[str, Any]  # every Python field with a default, for building instances
-    event_type: EventType
+    defaults: dict[str, Any]  # every field before any arrive (see _starting_values)
     plain_base: bytes  # field 1 (base_event) as written when it carries only the type
-    implicit_required: tuple[str, ...]  # absent means ""
     implicit_defaulted: tuple[str, ...]  # "" means absent (the Python default applies)
     literals: tuple[tuple[str, frozenset[str]], ...]
-    required: tuple[str, ...]
+    defaulted: tuple[tuple[str, Any], ...]  # fields whose Python default is not None
     needs_checks: bool  # some field has a Literal type or a Python default behind ""
-    always_set: frozenset[str]  # implicit strings the wire dict always carries
+    always_set: frozenset[str]  # "type" and the implicit strings the wire always carries
 
 
 def _allowed_values(annotation: Any) -> Optional[frozenset[str]]:
@@ -119,6 +119,13 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
             )
             for f in sorted(fields, key=lambda f: f.number)
         )
+        implicit_defaulted = tuple(f.name for f in planned if f.implicit and not f.required)
+        literals = tuple((f.name, f.allowed) for f in planned if f.allowed is not None)
+        defaulted = tuple(
+            (name, info.default)
+            for name, info in model_fields.items()
+            if not info.is_required() and info.default is not None and name != "type"
+        )
         number = events_pb2.EventType.Value(type_name)
         base_type = b"\x08" + _varint(number) if number else b""
         plans[type_name] = _FlatPlan(
@@ -128,26 +135,29 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
             base_type=base_type,
             fields=planned,
             by_tag={field.tag[0]: field.name for field in planned},
-            defaults={
-                **{f.name: "" for f in planned if f.implicit and f.required},
-                **{
-                    name: info.default
-                    for name, info in model_fields.items()
-                    if not info.is_required()
-                },
-            },
-            event_type=EventType(type_name),
+            defaults=_starting_values(model_fields, EventType(type_name)),
             plain_base=b"\x0a" + _varint(len(base_type)) + base_type,
-            implicit_required=tuple(f.name for f in planned if f.implicit and f.required),
-            implicit_defaulted=tuple(f.name for f in planned if f.implicit and not f.required),
-            literals=tuple((f.name, f.allowed) for f in planned if f.allowed is not None),
-            required=tuple(f.name for f in planned if f.required),
-            needs_checks=any(
-                f.allowed is not None or (f.implicit and not f.required) for f in planned
-            ),
-            always_set=frozenset(f.name for f in planned if f.implicit and f.required),
+            implicit_defaulted=implicit_defaulted,
+            literals=literals,
+            defaulted=defaulted,
+            needs_checks=bool(literals or implicit_defaulted or defaulted),
+            always_set=frozenset(["type", *(f.name for f in planned if f.implicit and f.required)]),
         )
     return plans
+
+
+def _starting_values(model_fields: dict[str, Any], event_type: EventType) -> dict[str, Any]:
+    """Field values before any arrive, in declaration order: "" for required strings (proto3
+    writes no ""), None for optional ones, ``_MISSING`` where the Python default is not None."""
+    values: dict[str, Any] = {}
+    for name, info in model_fields.items():
+        if name == "type":
+            values[name] = event_type
+        elif info.is_required():
+            values[name] = ""
+        else:
+            values[name] = None if info.default is None else _MISSING
+    return values
 
 
 _PLANS: dict[str, _FlatPlan] = {}
@@ -188,14 +198,20 @@ def encode_flat(event: BaseEvent) -> Optional[bytes]:
     return plan.arm_tag + _varint(len(inner)) + inner
 
 
-def decode_flat(data: bytes) -> Optional[BaseEvent]:
-    """The event in ``data`` when it is a plain flat event, else None (use the general path)."""
+def decode_flat(data: bytes, start: int = 0, end: int = -1) -> Optional[BaseEvent]:
+    """The event in ``data[start:end]`` when it is a plain flat event, else None (use the
+    general path). Taking offsets lets the frame decoder skip a copy per frame."""
     # Single-byte varints (tags and lengths under 128) are read inline: this is the hot loop.
+    # Every read past ``end`` is caught by a bounds check below before its value is used.
+    if end < 0:
+        end = len(data)
+    if start >= end:
+        return None
     try:
-        tag = data[0]
-        pos = 1
+        tag = data[start]
+        pos = start + 1
         if tag > 0x7F:
-            tag, pos = _read_varint(data, 0)
+            tag, pos = _read_varint(data, start)
         plan = _PLANS_BY_TAG.get(tag)
         if plan is None:
             return None
@@ -203,17 +219,25 @@ def decode_flat(data: bytes) -> Optional[BaseEvent]:
         pos += 1
         if length > 0x7F:
             length, pos = _read_varint(data, pos - 1)
-        end = len(data)
         if pos + length != end or data[pos] != 0x0A:
             return None  # other envelope fields, or base_event not first: the general path
-        values: dict[str, Any] = {"type": plan.event_type}
+        values: dict[str, Any] = plan.defaults.copy()
+        # Set fields: the type, the implicit strings (always on the wire dict), what arrives.
+        fields_set = set(plan.always_set)
+        add = fields_set.add
         if data.startswith(plan.plain_base, pos):  # base_event carrying only its type
             pos += len(plan.plain_base)
+            if pos > end:
+                return None
         else:
             size = data[pos + 1]
             stop = pos + 2 + size
-            if size > 0x7F or not _read_base(data, pos + 2, stop, plan.number, values):
+            if size > 0x7F or stop > end:
                 return None
+            if not _read_base(data, pos + 2, stop, plan.number, values):
+                return None
+            if values["timestamp"] is not None:
+                fields_set.add("timestamp")
             pos = stop
         by_tag = plan.by_tag
         while pos < end:
@@ -228,33 +252,33 @@ def decode_flat(data: bytes) -> Optional[BaseEvent]:
             if stop > end:
                 return None
             values[name] = data[pos:stop].decode()
+            add(name)
             pos = stop
     except (IndexError, UnicodeDecodeError):
         return None
-    if plan.needs_checks and not _complete(plan, values):
+    # ``values`` started from the defaults, where implicit strings that did not arrive are "".
+    if plan.needs_checks and not _complete(plan, values, fields_set):
         return None
     instance = _new(plan.cls)
-    # Implicit strings that did not arrive are "" (proto3): ``defaults`` holds them as such.
-    fields_set = plan.always_set.union(values)
-    instance.__dict__.update(plan.defaults, **values)
+    _set_dict(instance, values)
     _set_fields_set(instance, fields_set)
     _set_extra(instance, {})
     _set_private(instance, None)
     return instance
 
 
-def _complete(plan: _FlatPlan, values: dict[str, Any]) -> bool:
-    """Apply proto3 implicit-string defaults and the model's Literal checks; False: use upb."""
-    for name in plan.implicit_required:
-        if name not in values:
-            values[name] = ""
+def _complete(plan: _FlatPlan, values: dict[str, Any], fields_set: set[str]) -> bool:
+    """Fill fields with non-None Python defaults and apply ``Literal`` checks; False: use upb."""
     for name in plan.implicit_defaulted:
-        if values.get(name) == "":
-            del values[name]  # an unset implicit string: the Python default applies
-    for name, allowed in plan.literals:
-        if name in values and values[name] not in allowed:
-            return False
-    return all(name in values for name in plan.required)
+        if values[name] == "":
+            values[name] = _MISSING  # an unset implicit string: the Python default applies
+            fields_set.discard(name)
+    for name, default in plan.defaulted:
+        if values[name] is _MISSING:
+            values[name] = default
+        else:
+            fields_set.add(name)
+    return all(values[name] in allowed for name, allowed in plan.literals if name in fields_set)
 
 
 def _read_base(data: bytes, pos: int, stop: int, number: int, values: dict[str, Any]) -> bool:

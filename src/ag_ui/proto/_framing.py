@@ -85,30 +85,38 @@ class FrameDecoder:
             dropped = min(self._discard, len(data))
             self._discard -= dropped
             data = data[dropped:]
-        if self._buffer:
-            self._buffer += data
-            work: Bytes = self._buffer
+        buffer = self._buffer
+        if buffer:
+            buffer += data
+            if len(buffer) < 4:
+                return events
+            (length,) = _PREFIX.unpack_from(buffer)
+            if length <= self.max_frame_size and len(buffer) < 4 + length:
+                return events  # still waiting for the first frame: no copy
+            work = bytes(buffer)
+            buffer.clear()
         else:
-            work = data
-        offset, size, limit = 0, len(work), self.max_frame_size
+            work = data if type(data) is bytes else bytes(data)
+        offset, size, limit, index = 0, len(work), self.max_frame_size, self.frames_read
         unpack, flat, append = _PREFIX.unpack_from, decode_flat, events.append
         try:
             while size - offset >= 4:
                 (length,) = unpack(work, offset)
                 end = offset + 4 + length
                 if length > limit:
-                    self._skip_oversized(length, size - offset - 4)
+                    index += 1
+                    if end > size:  # drop the rest of it as it arrives, without keeping it
+                        self._discard, self._discard_frame = end - size, (index - 1, length)
                     offset = min(end, size)
-                    raise FrameTooLargeError(length, limit, frame_index=self.frames_read - 1)
+                    raise FrameTooLargeError(length, limit, frame_index=index - 1)
                 if end > size:
                     break
-                frame = bytes(work[offset + 4 : end])
-                offset = end
-                self.frames_read += 1
+                start, offset = offset + 4, end
+                index += 1
                 # The flat-event fast path first; everything else through the general decoder.
-                event = flat(frame)
+                event = flat(work, start, end)
                 if event is None:
-                    event = self._decode(frame)
+                    event = self._decode(work[start:end], index - 1)
                     if event is None:
                         continue
                 append(event)  # type: ignore[arg-type]
@@ -116,18 +124,13 @@ class FrameDecoder:
             self._pending = events
             raise
         finally:
-            self._keep(work, offset)
+            self.frames_read = index
+            if offset < size:
+                buffer += work[offset:]
         return events
 
-    def _skip_oversized(self, length: int, available: int) -> None:
-        """Count the frame and arrange to drop whatever of it has not arrived yet."""
-        self.frames_read += 1
-        if available < length:
-            self._discard, self._discard_frame = length - available, (self.frames_read - 1, length)
-
-    def _decode(self, frame: bytes) -> Optional[Event]:
+    def _decode(self, frame: bytes, index: int) -> Optional[Event]:
         """The general decoder, with the frame index put on its errors."""
-        index = self.frames_read - 1
         try:
             return decode_event(frame)
         except UnknownEventArmError as exc:
@@ -139,12 +142,6 @@ class FrameDecoder:
             raise MalformedFrameError(
                 exc.reason, field_path=exc.field_path, problems=exc.problems, frame_index=index
             ) from None
-
-    def _keep(self, work: Bytes, offset: int) -> None:
-        if work is self._buffer:
-            del self._buffer[:offset]
-        elif offset < len(work):
-            self._buffer = bytearray(work[offset:])
 
     def close(self) -> list[Event]:
         """End of stream: returns events still pending, raises if a frame was cut off."""
