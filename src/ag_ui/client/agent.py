@@ -333,7 +333,8 @@ class HttpAgent:
         self._sync_typed_messages()
         input = self.prepare_input(**parameters)
         check_resume_covers(self.pending_interrupts, input.resume)
-        subscribers = [*self.subscribers, *([as_subscriber(subscriber)] if subscriber else [])]
+        extra = [] if subscriber is None else [as_subscriber(subscriber)]
+        subscribers = [*self.subscribers, *extra]
         signal = self._signal = AbortSignal()
         result = RunAgentResult(run_id=input.run_id)
         record.append(result)
