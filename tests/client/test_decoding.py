@@ -6,6 +6,8 @@ import warnings
 
 import pytest
 from client_helpers import asgi_agent, frames, static_app
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ag_ui.client import SSEEventDecoder, UnknownEventWarning, decoder_for_content_type
 from ag_ui.client.decoding import ProtoEventDecoder
@@ -87,3 +89,40 @@ async def test_max_event_size_bounds_a_single_event_through_the_agent() -> None:
     with pytest.raises(FrameTooLargeError) as info:
         await asgi_agent(static_app(body), max_event_size=1000).run_agent()
     assert (info.value.frame_index, info.value.limit) == (1, 1000)
+
+
+_EVENTS = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "Grüße 🚀 \\n new line"},
+    {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/a", "value": [1, None]}]},
+    {"type": "CUSTOM", "name": "c", "value": {"deep": {"x": "y"}}},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": 1},
+]
+
+
+@given(
+    ending=st.sampled_from(["\n", "\r", "\r\n"]),
+    comments=st.booleans(),
+    cuts=st.lists(st.integers(min_value=0, max_value=1000), max_size=12),
+)
+def test_property_events_survive_any_line_ending_and_chunking(
+    ending: str, comments: bool, cuts: list[int]
+) -> None:
+    import json
+
+    from ag_ui.core import parse_event
+
+    text = ""
+    for event in _EVENTS:
+        if comments:
+            text += f": keepalive{ending}{ending}"
+        text += f"data: {json.dumps(event, ensure_ascii=False)}{ending}{ending}"
+    stream = text.encode()
+    points = sorted({min(c, len(stream)) for c in cuts})
+    decoder = SSEEventDecoder()
+    decoded = []
+    for start, end in zip([0, *points], [*points, len(stream)], strict=True):
+        decoded.extend(decoder.feed(stream[start:end]))
+    decoded.extend(decoder.close())
+    assert decoded == [parse_event(e) for e in _EVENTS]
