@@ -309,3 +309,17 @@ async def test_strict_false_skips_the_sequence_verifier() -> None:
             subscriber={"on_custom_event": lambda p: seen.append("ok")}
         )
     assert (result.outcome_type, seen, lenient.messages) == ("success", ["ok"], [])
+
+
+async def test_a_subclass_can_source_events_by_overriding_run() -> None:
+    from ag_ui.core import parse_event
+
+    class CannedAgent(HttpAgent):
+        async def run(self, input: Any) -> AsyncIterator[Any]:  # type: ignore[override]
+            for line in run_frames(*CHUNKED, thread=input.thread_id).split(b"\n\n"):
+                if line:
+                    yield parse_event(line[len(b"data: ") :])
+
+    agent = CannedAgent("http://unused/agent", thread_id="t1")
+    result = await agent.run_agent()
+    assert [m.id for m in result.new_messages] == ["m1"]

@@ -52,14 +52,13 @@ ResumeLike = Union[ResumeEntry, Mapping[str, Any]]
 
 
 class _Transport:
-    """The innermost layer of the middleware chain: the HTTP request itself."""
+    """The innermost layer of the middleware chain: ``agent.run(input)``, the request itself."""
 
-    def __init__(self, agent: HttpAgent, signal: AbortSignal) -> None:
+    def __init__(self, agent: HttpAgent) -> None:
         self.agent = agent
-        self.signal = signal
 
     def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
-        return self.agent._http_events(input, self.signal)
+        return self.agent.run(input)
 
 
 class HttpAgent:
@@ -345,7 +344,7 @@ class HttpAgent:
             input = await initialize_run(self, input, subscribers)
             pipeline = RunPipeline(strict=self.strict)
             processor = RunProcessor(self, subscribers, input, result)
-            source = chain(self.middlewares, _Transport(self, signal)).run(input)
+            source = chain(self.middlewares, _Transport(self)).run(input)
             async with closing(source):
                 async for raw in source:
                     for event in pipeline.expand(raw):
