@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from proto_corpus import corpus
 
 from ag_ui.core import StepStartedEvent, TextMessageContentEvent, parse_event
@@ -210,3 +212,51 @@ def test_a_repeated_singular_message_field_is_merged_like_protobuf() -> None:
 def test_invalid_max_frame_size() -> None:
     with pytest.raises(ValueError, match="max_frame_size"):
         FrameDecoder(max_frame_size=0)
+
+
+def _drain(decoder: FrameDecoder, data: bytes) -> list[object]:
+    """Feed ``data``, skipping every bad frame the way a lenient client would."""
+    results: list[object] = []
+    try:
+        results += decoder.feed(data)
+    except DecodeError as exc:
+        results.append(type(exc))
+        for _ in range(len(data) + 2):  # each retry consumes at least one frame
+            try:
+                results += decoder.feed(b"")
+                break
+            except DecodeError as again:
+                results.append(type(again))
+    try:
+        results += decoder.close()
+    except DecodeError as exc:
+        results.append(type(exc))
+    return results
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    items=st.lists(st.sampled_from(EVENTS), max_size=12),
+    chunk=st.integers(min_value=1, max_value=64),
+)
+def test_any_chunking_gives_the_same_events(items: list[object], chunk: int) -> None:
+    stream = b"".join(encode_frame(event) for event in items)  # type: ignore[arg-type]
+    decoder = FrameDecoder()
+    events = []
+    for offset in range(0, len(stream), chunk):
+        events += decoder.feed(stream[offset : offset + chunk])
+    assert events + decoder.close() == items
+
+
+@settings(max_examples=300, deadline=None)
+@given(noise=st.binary(max_size=300))
+def test_random_bytes_only_ever_raise_decode_errors(noise: bytes) -> None:
+    _drain(FrameDecoder(max_frame_size=4096), noise)
+
+
+@settings(max_examples=300, deadline=None)
+@given(position=st.integers(min_value=0), value=st.integers(min_value=0, max_value=255))
+def test_corrupted_streams_only_ever_raise_decode_errors(position: int, value: int) -> None:
+    corrupted = bytearray(STREAM)
+    corrupted[position % len(corrupted)] = value
+    _drain(FrameDecoder(), bytes(corrupted))

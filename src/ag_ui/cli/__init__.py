@@ -23,6 +23,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.verify",
     "ag_ui.cli.convert",
     "ag_ui.cli.demo",
+    "ag_ui.cli.run",
 )
 
 

@@ -24,7 +24,8 @@
     │   ├── ContentTypeError                 a 2xx answer that is not an event stream
     │   ├── IncompleteStreamError            the stream ended without RUN_FINISHED/RUN_ERROR
     │   └── IdleTimeoutError                 no event (nor keepalive) within the idle timeout
-    └── RunError                             the agent reported RUN_ERROR (carries ``code``)
+    ├── RunError                             the agent reported RUN_ERROR (carries ``code``)
+    └── InterruptError                       a run would ignore or wrongly answer open interrupts
 
 Messages say what happened and how to fix it; input errors name the wire path
 (``messages[0] (role "user"): missing required field "id"``).
@@ -47,6 +48,7 @@ __all__ = [
     "HTTPStatusError",
     "IdleTimeoutError",
     "IncompleteStreamError",
+    "InterruptError",
     "MalformedFrameError",
     "MalformedJSONError",
     "PatchError",
@@ -360,3 +362,17 @@ class RunError(AGUIError):
         self.code = code
         self.message = message
         super().__init__(f"[{code}] {message}" if code else message)
+
+
+class InterruptError(AGUIError):
+    """Open interrupts are not answered properly (client side, before any request is sent).
+
+    ``interrupt_ids`` are the interrupts concerned; ``reason`` is ``"unaddressed"`` (the resume
+    leaves them open), ``"expired"`` (only ``cancelled`` may answer them), ``"missing"`` (no
+    response given) or ``"unknown"`` (a response names no open interrupt).
+    """
+
+    def __init__(self, message: str, *, interrupt_ids: Sequence[str], reason: str) -> None:
+        self.interrupt_ids: tuple[str, ...] = tuple(interrupt_ids)
+        self.reason = reason
+        super().__init__(message)

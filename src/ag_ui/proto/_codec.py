@@ -26,6 +26,7 @@ from ag_ui.core._readable import readable_problems
 from ag_ui.core.errors import EncodingError, MalformedFrameError, UnknownEventArmError
 from ag_ui.core.events import BaseEvent, Event, EventType
 from ag_ui.proto import _content as content
+from ag_ui.proto import _fast
 from ag_ui.proto._generated import events_pb2
 from ag_ui.proto._values import (
     WireProblem,
@@ -120,6 +121,7 @@ def _build_plans() -> dict[str, _Plan]:
 
 _PLANS = _build_plans()
 _PLANS_BY_ARM = {plan.arm: plan for plan in _PLANS.values()}
+_fast.install({name: plan.cls for name, plan in _PLANS.items()})
 
 
 # --- encode ---------------------------------------------------------------------------------
@@ -227,6 +229,9 @@ def encode_event(event: BaseEvent) -> bytes:
     >>> encode_event(TextMessageContentEvent(message_id="m", delta="hi")).hex()
     '120b0a02080112016d1a026869'
     """
+    fast = _fast.encode_flat(event) if isinstance(event, BaseEvent) else None
+    if fast is not None:
+        return fast
     # Deterministic: Struct map entries in key order, so equal events give equal bytes in every
     # process (upb's own map order varies); costs ~0.2 µs per event.
     return bytes(event_message(event).SerializeToString(deterministic=True))
@@ -377,6 +382,9 @@ def decode_event(data: bytes | bytearray | memoryview) -> Event:
     """
     if not isinstance(data, bytes):
         data = bytes(data)
+    fast = _fast.decode_flat(data)
+    if fast is not None:
+        return fast  # type: ignore[return-value]
     wire = wire_dict(data)
     plan = _PLANS[wire["type"]]
     try:

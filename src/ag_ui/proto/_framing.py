@@ -8,7 +8,7 @@ soon as its 4 bytes arrive, and the frame's bytes are then discarded as they str
 from __future__ import annotations
 
 import struct
-from typing import Union
+from typing import Optional, Union
 
 from ag_ui.core.errors import (
     EncodingError,
@@ -19,6 +19,7 @@ from ag_ui.core.errors import (
 )
 from ag_ui.core.events import BaseEvent, Event
 from ag_ui.proto._codec import decode_event, encode_event
+from ag_ui.proto._fast import decode_flat
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "FrameDecoder", "encode_frame"]
 
@@ -84,56 +85,63 @@ class FrameDecoder:
             dropped = min(self._discard, len(data))
             self._discard -= dropped
             data = data[dropped:]
-        if self._buffer:
-            self._buffer += data
-            work: Bytes = self._buffer
+        buffer = self._buffer
+        if buffer:
+            buffer += data
+            if len(buffer) < 4:
+                return events
+            (length,) = _PREFIX.unpack_from(buffer)
+            if length <= self.max_frame_size and len(buffer) < 4 + length:
+                return events  # still waiting for the first frame: no copy
+            work = bytes(buffer)
+            buffer.clear()
         else:
-            work = data
-        offset, size, limit = 0, len(work), self.max_frame_size
+            work = data if type(data) is bytes else bytes(data)
+        offset, size, limit, index = 0, len(work), self.max_frame_size, self.frames_read
+        unpack, flat, append = _PREFIX.unpack_from, decode_flat, events.append
         try:
             while size - offset >= 4:
-                (length,) = _PREFIX.unpack_from(work, offset)
-                index = self.frames_read
-                if length > limit:
-                    available = size - offset - 4
-                    self.frames_read += 1
-                    if available >= length:
-                        offset += 4 + length
-                    else:
-                        self._discard, self._discard_frame = length - available, (index, length)
-                        offset = size
-                    raise FrameTooLargeError(length, limit, frame_index=index)
+                (length,) = unpack(work, offset)
                 end = offset + 4 + length
+                if length > limit:
+                    index += 1
+                    if end > size:  # drop the rest of it as it arrives, without keeping it
+                        self._discard, self._discard_frame = end - size, (index - 1, length)
+                    offset = min(end, size)
+                    raise FrameTooLargeError(length, limit, frame_index=index - 1)
                 if end > size:
                     break
-                frame = bytes(work[offset + 4 : end])
-                offset = end
-                self.frames_read += 1
-                try:
-                    events.append(decode_event(frame))
-                except UnknownEventArmError as exc:
-                    if not self.skip_unknown:
-                        raise UnknownEventArmError(exc.field_numbers, frame_index=index) from None
-                    self.skipped_unknown += 1
-                except MalformedFrameError as exc:
-                    raise MalformedFrameError(
-                        exc.reason,
-                        field_path=exc.field_path,
-                        problems=exc.problems,
-                        frame_index=index,
-                    ) from None
+                start, offset = offset + 4, end
+                index += 1
+                # The flat-event fast path first; everything else through the general decoder.
+                event = flat(work, start, end)
+                if event is None:
+                    event = self._decode(work[start:end], index - 1)
+                    if event is None:
+                        continue
+                append(event)  # type: ignore[arg-type]
         except Exception:
             self._pending = events
             raise
         finally:
-            self._keep(work, offset)
+            self.frames_read = index
+            if offset < size:
+                buffer += work[offset:]
         return events
 
-    def _keep(self, work: Bytes, offset: int) -> None:
-        if work is self._buffer:
-            del self._buffer[:offset]
-        elif offset < len(work):
-            self._buffer = bytearray(work[offset:])
+    def _decode(self, frame: bytes, index: int) -> Optional[Event]:
+        """The general decoder, with the frame index put on its errors."""
+        try:
+            return decode_event(frame)
+        except UnknownEventArmError as exc:
+            if not self.skip_unknown:
+                raise UnknownEventArmError(exc.field_numbers, frame_index=index) from None
+            self.skipped_unknown += 1
+            return None
+        except MalformedFrameError as exc:
+            raise MalformedFrameError(
+                exc.reason, field_path=exc.field_path, problems=exc.problems, frame_index=index
+            ) from None
 
     def close(self) -> list[Event]:
         """End of stream: returns events still pending, raises if a frame was cut off."""

@@ -6,7 +6,9 @@ an agent may send chunks, and what the guard refuses is exactly what that client
 
 from __future__ import annotations
 
-from ag_ui.core.events import BaseEvent
+from typing import cast
+
+from ag_ui.core.events import BaseEvent, Event
 from ag_ui.verify import ChunkExpander, EventVerifier
 
 __all__ = ["ExpandingVerifier", "make_verifier"]
@@ -22,7 +24,7 @@ class ExpandingVerifier:
         self._verifier = EventVerifier(null_checks=False)
 
     def feed(self, event: BaseEvent) -> None:
-        for expanded in self._expander.feed(event):
+        for expanded in self._expander.feed(cast(Event, event)):
             self._verifier.feed(expanded)
 
 

@@ -1,0 +1,244 @@
+"""Client benchmarks: our client vs the official TypeScript ``@ag-ui/client`` 1.0.0 in Node.
+
+Run: ``.venv/bin/python benchmarks/bench_client.py`` (after ``scripts/test`` installed the npm
+peers in tests/interop/node_modules). Workload: the stream mix of ``workloads.py`` (558 events,
+one run) as SSE bytes, the same bytes for both clients.
+
+1. Pipeline in memory: bytes -> events -> verified -> applied to messages/state.
+   - ours, sans-IO: ``SSEEventDecoder`` + the client's ``RunPipeline`` + ``apply_event``;
+   - ours, full ``HttpAgent.run_agent`` over an in-memory httpx transport (with an ``on_event``
+     subscriber, as the TypeScript side has one to count events);
+   - TypeScript ``HttpAgent.runAgent`` with a ``fetch`` that returns the bytes from memory.
+2. End to end over loopback: both clients against the same uvicorn server streaming the mix
+   (one chunk per event) on 127.0.0.1.
+
+Prints events/s and ratios (ours / TypeScript; > 1 means we are faster). The two clients take
+turns in batches and each keeps its best round; absolute numbers drift on shared machines.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+INTEROP = REPO / "tests" / "interop"
+NODE_SCRIPT = INTEROP / "bench_client_ts.mjs"
+ROUNDS = 30
+LOOPBACK_ROUNDS = 8
+BATCHES = 4
+
+sys.path.insert(0, str(HERE))
+
+
+def mix_bytes() -> tuple[bytes, int]:
+    from workloads import stream_mix
+
+    from ag_ui.core import parse_event
+    from ag_ui.encoder import EventEncoder
+
+    encoder = EventEncoder()
+    events = stream_mix()
+    return b"".join(encoder.encode_sse(parse_event(e)) for e in events), len(events)
+
+
+def _best(function: Any, rounds: int) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def sans_io_pipeline(data: bytes) -> int:
+    """Decode + verify + apply, no HTTP: what the client does per byte received."""
+    from ag_ui.apply import AgentState, apply_event
+    from ag_ui.client._pipeline import RunPipeline
+    from ag_ui.client.decoding import SSEEventDecoder
+
+    decoder = SSEEventDecoder()
+    pipeline = RunPipeline()
+    state = AgentState(messages=(), state={})
+    count = 0
+    for start in range(0, len(data), 65536):
+        for raw in decoder.feed(data[start : start + 65536]):
+            for event in pipeline.expand(raw):
+                state = apply_event(state, event)
+                count += 1
+    for raw in decoder.close():
+        for event in pipeline.expand(raw):
+            state = apply_event(state, event)
+            count += 1
+    pipeline.finish()
+    return count
+
+
+class EventCounter:
+    """The same work as the TypeScript side's ``onEvent`` counter."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_event(self, params: Any) -> None:
+        self.count += 1
+
+
+def in_memory_agent_seconds(data: bytes, rounds: int) -> float:
+    import anyio
+    import httpx
+
+    from ag_ui.client import HttpAgent
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=data, headers={"content-type": "text/event-stream"})
+
+    async def main() -> float:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+            best = float("inf")
+            for _ in range(rounds):
+                agent = HttpAgent("http://memory/agent", http_client=client)
+                counter = EventCounter()
+                agent.subscribe(counter)
+                started = time.perf_counter()
+                await agent.run_agent()
+                best = min(best, time.perf_counter() - started)
+                assert counter.count == 558, counter.count
+            return best
+
+    return anyio.run(main)
+
+
+def loopback_agent_seconds(url: str, rounds: int) -> float:
+    import anyio
+    import httpx
+
+    from ag_ui.client import HttpAgent
+
+    async def main() -> float:
+        async with httpx.AsyncClient(timeout=30) as client:
+            best = float("inf")
+            for _ in range(rounds):
+                agent = HttpAgent(url, http_client=client)
+                counter = EventCounter()
+                agent.subscribe(counter)
+                started = time.perf_counter()
+                await agent.run_agent()
+                best = min(best, time.perf_counter() - started)
+                assert counter.count == 558, counter.count
+            return best
+
+    return anyio.run(main)
+
+
+def node(*arguments: str) -> dict[str, Any]:
+    completed = subprocess.run(
+        ["node", str(NODE_SCRIPT), *arguments],
+        capture_output=True,
+        check=True,
+        cwd=INTEROP,
+        timeout=300,
+    )
+    return dict(json.loads(completed.stdout))
+
+
+def serve(port: int) -> None:
+    """The loopback server: streams the mix, one chunk per event (``--serve PORT``)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    data, _ = mix_bytes()
+    frames = [frame + b"\n\n" for frame in data.split(b"\n\n") if frame]
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        await request.body()
+
+        async def body() -> Any:
+            for frame in frames:
+                yield frame
+
+        return StreamingResponse(body(), media_type="text/event-stream")
+
+    app = Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("the benchmark server exited")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("the benchmark server did not start")
+
+
+def main() -> None:
+    data, events = mix_bytes()
+    assert sans_io_pipeline(data) == events  # the mix has no chunks: one event in, one out
+    print(f"workload: the stream mix, {events} events, {len(data)} bytes of SSE\n")
+
+    # Alternate the two clients in batches and keep each one's best: load from the other
+    # engineers on this machine then hits both sides alike.
+    ts_seconds = sans_io = agent_memory = float("inf")
+    with tempfile.NamedTemporaryFile(suffix=".sse") as handle:
+        handle.write(data)
+        handle.flush()
+        for _ in range(BATCHES):
+            ts_memory = node("memory", handle.name, str(ROUNDS))
+            assert ts_memory["events"] == events, ts_memory
+            ts_seconds = min(ts_seconds, ts_memory["bestMs"] / 1000)
+            sans_io = min(sans_io, _best(lambda: sans_io_pipeline(data), ROUNDS))
+            agent_memory = min(agent_memory, in_memory_agent_seconds(data, ROUNDS))
+
+    def row(name: str, seconds: float, reference: float) -> None:
+        rate = f"{events / seconds:>10,.0f} ev/s"
+        print(f"  {name:<50} {seconds * 1000:7.2f} ms {rate}  {reference / seconds:5.2f}x")
+
+    print("1. pipeline in memory (decode + verify + apply); ratio vs TypeScript HttpAgent")
+    row("TypeScript HttpAgent.runAgent (fetch from memory)", ts_seconds, ts_seconds)
+    row("ours, sans-IO decoder + pipeline + reducer", sans_io, ts_seconds)
+    row("ours, HttpAgent.run_agent (in-memory transport)", agent_memory, ts_seconds)
+
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(port)])
+    try:
+        _wait_for(port, server)
+        url = f"http://127.0.0.1:{port}/agent"
+        ts_loop_seconds = ours_loopback = float("inf")
+        for _ in range(BATCHES):
+            ts_loopback = node("url", url, str(LOOPBACK_ROUNDS), str(events))
+            ts_loop_seconds = min(ts_loop_seconds, ts_loopback["bestMs"] / 1000)
+            ours_loopback = min(ours_loopback, loopback_agent_seconds(url, LOOPBACK_ROUNDS))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    print("\n2. end to end over loopback (uvicorn, one chunk per event)")
+    row("TypeScript HttpAgent.runAgent", ts_loop_seconds, ts_loop_seconds)
+    row("ours, HttpAgent.run_agent", ours_loopback, ts_loop_seconds)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
+        serve(int(sys.argv[2]))
+    else:
+        main()

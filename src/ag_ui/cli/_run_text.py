@@ -1,0 +1,124 @@
+"""Human-readable live output for ``agui run --output text``: a subscriber that prints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional, TextIO
+
+__all__ = ["TextReporter"]
+
+_RESULT_LIMIT = 300
+
+
+def _compact(value: Any, limit: int = _RESULT_LIMIT, *, raw_strings: bool = True) -> str:
+    """One-line JSON (strings as they are unless ``raw_strings`` is False), cut at ``limit``."""
+    if raw_strings and isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class TextReporter:
+    """Streams words as they arrive; one line per tool call, result, state change, step."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._mid_line = False
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+        self._mid_line = not text.endswith("\n")
+
+    def _line(self, text: str) -> None:
+        if self._mid_line:
+            self._write("\n")
+        self._write(text + "\n")
+
+    def on_text_message_start_event(self, params: Any) -> None:
+        role = params.event.role or "assistant"
+        if self._mid_line:
+            self._write("\n")
+        self._write(f"{role}: ")
+
+    def on_text_message_content_event(self, params: Any) -> None:
+        self._write(params.event.delta)
+
+    def on_text_message_end_event(self, params: Any) -> None:
+        self._write("\n")
+
+    def on_reasoning_message_start_event(self, params: Any) -> None:
+        if self._mid_line:
+            self._write("\n")
+        self._write("(reasoning) ")
+
+    def on_reasoning_message_content_event(self, params: Any) -> None:
+        self._write(params.event.delta)
+
+    def on_reasoning_message_end_event(self, params: Any) -> None:
+        self._write("\n")
+
+    def on_tool_call_start_event(self, params: Any) -> None:
+        if self._mid_line:
+            self._write("\n")
+        self._write(f"tool call {params.event.tool_call_name}(")
+
+    def on_tool_call_args_event(self, params: Any) -> None:
+        self._write(params.event.delta)
+
+    def on_tool_call_end_event(self, params: Any) -> None:
+        self._write(")\n")
+
+    def on_tool_call_result_event(self, params: Any) -> None:
+        event = params.event
+        self._line(f"tool result [{event.tool_call_id}]: {_compact(event.content)}")
+
+    def on_state_snapshot_event(self, params: Any) -> None:
+        self._line(f"state: {_compact(params.event.snapshot)}")
+
+    def on_state_delta_event(self, params: Any) -> None:
+        changes = []
+        for op in params.event.delta:
+            value = f" {_compact(op['value'], 80, raw_strings=False)}" if "value" in op else ""
+            source = f" from {op['from']}" if "from" in op else ""
+            changes.append(f"{op.get('op')} {op.get('path')}{source}{value}")
+        self._line("state change: " + "; ".join(changes))
+
+    def on_messages_snapshot_event(self, params: Any) -> None:
+        self._line(f"messages snapshot: {len(params.event.messages)} message(s)")
+
+    def on_activity_snapshot_event(self, params: Any) -> None:
+        event = params.event
+        self._line(f"activity {event.activity_type}: {_compact(event.content)}")
+
+    def on_step_started_event(self, params: Any) -> None:
+        self._line(f"[step {params.event.step_name}]")
+
+    def on_custom_event(self, params: Any) -> None:
+        self._line(f"custom {params.event.name}: {_compact(params.event.value)}")
+
+    def on_run_error_event(self, params: Any) -> None:
+        event = params.event
+        code = f"[{event.code}] " if event.code else ""
+        self._line(f"run error: {code}{event.message}")
+
+    def summary(self, agent: Any, result: Any, error: Optional[BaseException], events: int) -> None:
+        """The closing lines: outcome, counts, open interrupts, pending tool calls, state."""
+        if error is not None:
+            self._line(f"--- failed after {events} event(s): {type(error).__name__}: {error}")
+            return
+        assert result is not None
+        self._line(
+            f"--- {result.outcome_type} · {events} event(s) · "
+            f"{len(result.new_messages)} new message(s)"
+        )
+        for interrupt in result.interrupts:
+            text = f": {interrupt.message}" if interrupt.message else ""
+            self._line(f"interrupt {interrupt.id} ({interrupt.reason}){text}")
+        if result.pending_tool_call_ids:
+            self._line("pending tool calls: " + ", ".join(result.pending_tool_call_ids))
+        if result.result is not None:
+            self._line(f"result: {_compact(result.result)}")
+        if agent.state not in (None, {}):
+            self._line(f"final state: {_compact(agent.state)}")

@@ -1,0 +1,181 @@
+"""``agui run URL``: talk to an AG-UI agent from the terminal.
+
+``--output text`` (default) streams the assistant's words as they arrive, shows tool calls with
+their arguments, results, state changes and a final summary. ``--output json`` prints exactly one
+JSON object when the run is over (``ok``, ``error``, ``events`` counts by type, ``messages``,
+``state``, ``outcome``). ``--output events`` prints every event received as one JSON line.
+Exit status 0 iff the run finished without error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Optional, TextIO
+
+from ag_ui.core.errors import AGUIError
+
+__all__ = ["register", "run_client"]
+
+OUTPUTS = ("text", "json", "events")
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "run",
+        help="run an AG-UI agent over HTTP and show what it streams",
+        description="POST a run to an AG-UI agent endpoint and show the streamed answer.",
+    )
+    parser.add_argument("url", help="the agent endpoint, e.g. http://127.0.0.1:8000/agent")
+    parser.add_argument("-m", "--message", default=None, help="a user message to send")
+    parser.add_argument("--state", default=None, metavar="JSON", help="initial agent state")
+    parser.add_argument(
+        "--forwarded-props", default=None, metavar="JSON", help="forwardedProps for the agent"
+    )
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'K: V'",
+        help="an HTTP header to send (repeatable)",
+    )
+    parser.add_argument("--proto", action="store_true", help="ask for protobuf frames")
+    parser.add_argument("--output", choices=OUTPUTS, default="text", help="how to show the run")
+    parser.add_argument("--thread-id", default=None, help="thread id (default: a new UUID)")
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="give up after this long without any event or keepalive (default 300)",
+    )
+    parser.set_defaults(func=run, parser=parser)
+
+
+def _json_argument(parser: argparse.ArgumentParser, option: str, text: Optional[str]) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        parser.error(f"{option} is not valid JSON: {exc}")
+
+
+def _headers(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, colon, content = value.partition(":")
+        if not colon or not name.strip():
+            parser.error(f"--header must look like 'Name: value', got {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    parser: argparse.ArgumentParser = args.parser
+    state = _json_argument(parser, "--state", args.state)
+    forwarded_props = _json_argument(parser, "--forwarded-props", args.forwarded_props)
+    headers = _headers(parser, args.header)
+
+    async def main() -> int:
+        return await run_client(
+            args.url,
+            message=args.message,
+            output=args.output,
+            headers=headers,
+            state=state,
+            forwarded_props=forwarded_props,
+            proto=args.proto,
+            thread_id=args.thread_id,
+            idle_timeout=args.idle_timeout,
+        )
+
+    return anyio.run(main)
+
+
+def _wire(model: Any) -> Any:
+    return model.model_dump(by_alias=True, mode="json")
+
+
+async def run_client(
+    url: str,
+    *,
+    message: Optional[str],
+    output: str = "text",
+    headers: Optional[Mapping[str, str]] = None,
+    state: Any = None,
+    forwarded_props: Any = None,
+    proto: bool = False,
+    stream: Optional[TextIO] = None,
+    thread_id: Optional[str] = None,
+    idle_timeout: Optional[float] = 300.0,
+) -> int:
+    """Run the agent at ``url`` once, report on ``stream`` in the ``output`` format, and
+    return the exit status (0 iff the run finished without error). ``stream`` defaults to the
+    current ``sys.stdout``.
+
+    >>> # exit_code = await run_client("http://127.0.0.1:8000/agent", message="hi")
+    """
+    from ag_ui.cli._run_text import TextReporter
+    from ag_ui.client import HttpAgent
+
+    if stream is None:
+        stream = sys.stdout
+    if output not in OUTPUTS:
+        raise ValueError(f"output must be one of {', '.join(OUTPUTS)}, got {output!r}")
+    agent = HttpAgent(
+        url,
+        headers=headers,
+        thread_id=thread_id,
+        initial_state=state,
+        proto=proto,
+        idle_timeout=idle_timeout,
+    )
+    if message is not None:
+        agent.add_message({"id": "user-1", "role": "user", "content": message})
+    counts: Counter[str] = Counter()
+
+    async def tap(input: Any, next: Any) -> AsyncIterator[Any]:
+        # Sees the events as received (chunks included), before the pipeline judges them.
+        async for event in next.run(input):
+            counts[str(event.type.value if hasattr(event.type, "value") else event.type)] += 1
+            if output == "events":
+                stream.write(json.dumps(_wire(event), separators=(",", ":")) + "\n")
+                stream.flush()
+            yield event
+
+    agent.use(tap)
+    reporter = TextReporter(stream) if output == "text" else None
+    error: Optional[BaseException] = None
+    result = None
+    try:
+        result = await agent.run_agent(forwarded_props=forwarded_props, subscriber=reporter)
+    except AGUIError as exc:
+        error = exc
+    except ImportError as exc:  # e.g. protobuf answer without the proto extra
+        error = exc
+    if output == "json":
+        outcome: Any = None
+        if result is not None and result.finished:
+            outcome = _wire(result.outcome) if result.outcome is not None else {"type": "success"}
+        report = {
+            "ok": error is None,
+            "error": None if error is None else f"{type(error).__name__}: {error}",
+            "events": dict(counts),
+            "messages": [_wire(m) for m in agent.messages],
+            "state": agent.state,
+            "outcome": outcome,
+        }
+        stream.write(json.dumps(report) + "\n")
+    elif output == "text":
+        assert reporter is not None
+        reporter.summary(agent, result, error, sum(counts.values()))
+    elif error is not None:
+        print(f"agui run: {type(error).__name__}: {error}", file=sys.stderr)
+    stream.flush()
+    return 0 if error is None else 1

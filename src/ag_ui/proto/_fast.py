@@ -1,0 +1,300 @@
+"""Fast paths for the *flat* events: those whose fields are all strings (text, tool-call,
+step and reasoning streaming events), which make up almost every frame of a run.
+
+Going through the generated classes costs a Python->C crossing per field; for these events
+writing and reading the few wire bytes directly in Python is about twice as fast (see
+``benchmarks/bench_proto.py``). The fast paths handle only the plain shape (base event with at
+most ``type`` and ``timestamp``, known string fields, each arm once, valid UTF-8, values the
+model accepts); anything else returns ``None`` and the caller takes the general path through
+the generated code, which also produces the precise errors. Tests check both paths give the same
+bytes and the same events.
+
+A decoded flat event is built without re-running pydantic validation: protobuf already
+guarantees every field is a ``str``, and the two checks the models add (the timestamp range,
+``Literal`` roles and subtypes) are done here.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from google.protobuf.descriptor import FieldDescriptor
+from pydantic import BaseModel
+
+from ag_ui.core.events import BaseEvent, EventType
+from ag_ui.proto._generated import events_pb2
+
+__all__ = ["decode_flat", "encode_flat"]
+
+_MAX_SAFE = 2**53 - 1
+_MISSING = object()  # marks a field with a non-None default that did not arrive
+_SMALL_LENGTHS = [bytes([n]) for n in range(128)]
+_new = object.__new__
+# pydantic keeps these in __slots__; their descriptors set them without __setattr__'s lookup.
+_SLOTS = BaseModel.__dict__
+_set_dict = _SLOTS["__dict__"].__set__
+_set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
+_set_extra = _SLOTS["__pydantic_extra__"].__set__
+_set_private = _SLOTS["__pydantic_private__"].__set__
+
+
+def _varint(value: int) -> bytes:
+    if value < 128:
+        return _SMALL_LENGTHS[value]
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        byte = data[pos]  # IndexError past the end: the caller falls back
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+        if shift > 63:
+            raise IndexError("varint too long")
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    name: str  # proto field name == Python attribute name
+    tag: bytes
+    implicit: bool  # proto3 implicit presence: "" is not written
+    required: bool  # the Python field has no default
+    allowed: Optional[frozenset[str]]  # the values a Literal annotation admits
+
+
+@dataclass(frozen=True, slots=True)
+class _FlatPlan:
+    cls: type[BaseEvent]
+    number: int
+    arm_tag: bytes
+    base_type: bytes  # the BaseEvent.type field as written (nothing for enum value 0)
+    fields: tuple[_Field, ...]  # in field-number order, as upb writes them
+    by_tag: dict[int, str]  # string field tag byte -> field name
+    defaults: dict[str, Any]  # every field before any arrive (see _starting_values)
+    plain_base: bytes  # field 1 (base_event) as written when it carries only the type
+    implicit_defaulted: tuple[str, ...]  # "" means absent (the Python default applies)
+    literals: tuple[tuple[str, frozenset[str]], ...]
+    defaulted: tuple[tuple[str, Any], ...]  # fields whose Python default is not None
+    needs_checks: bool  # some field has a Literal type or a Python default behind ""
+    always_set: frozenset[str]  # "type" and the implicit strings the wire always carries
+
+
+def _allowed_values(annotation: Any) -> Optional[frozenset[str]]:
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is typing.Literal:
+        return frozenset(args)
+    for arg in args:  # Optional[Literal[...]]
+        if typing.get_origin(arg) is typing.Literal:
+            return frozenset(typing.get_args(arg))
+    return None
+
+
+def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
+    plans = {}
+    for arm in events_pb2.Event.DESCRIPTOR.oneofs_by_name["event"].fields:
+        fields = [f for f in arm.message_type.fields if f.name != "base_event"]
+        if not all(f.type == FieldDescriptor.TYPE_STRING and f.number < 16 for f in fields):
+            continue
+        type_name = arm.name.upper()
+        cls = classes[type_name]
+        model_fields = cls.model_fields
+        planned = tuple(
+            _Field(
+                name=f.name,
+                tag=bytes([f.number << 3 | 2]),
+                implicit=not f.has_presence,
+                required=model_fields[f.name].is_required(),
+                allowed=_allowed_values(model_fields[f.name].annotation),
+            )
+            for f in sorted(fields, key=lambda f: f.number)
+        )
+        implicit_defaulted = tuple(f.name for f in planned if f.implicit and not f.required)
+        literals = tuple((f.name, f.allowed) for f in planned if f.allowed is not None)
+        defaulted = tuple(
+            (name, info.default)
+            for name, info in model_fields.items()
+            if not info.is_required() and info.default is not None and name != "type"
+        )
+        number = events_pb2.EventType.Value(type_name)
+        base_type = b"\x08" + _varint(number) if number else b""
+        plans[type_name] = _FlatPlan(
+            cls=cls,
+            number=number,
+            arm_tag=_varint(arm.number << 3 | 2),
+            base_type=base_type,
+            fields=planned,
+            by_tag={field.tag[0]: field.name for field in planned},
+            defaults=_starting_values(model_fields, EventType(type_name)),
+            plain_base=b"\x0a" + _varint(len(base_type)) + base_type,
+            implicit_defaulted=implicit_defaulted,
+            literals=literals,
+            defaulted=defaulted,
+            needs_checks=bool(literals or implicit_defaulted or defaulted),
+            always_set=frozenset(["type", *(f.name for f in planned if f.implicit and f.required)]),
+        )
+    return plans
+
+
+def _starting_values(model_fields: dict[str, Any], event_type: EventType) -> dict[str, Any]:
+    """Field values before any arrive, in declaration order: "" for required strings (proto3
+    writes no ""), None for optional ones, ``_MISSING`` where the Python default is not None."""
+    values: dict[str, Any] = {}
+    for name, info in model_fields.items():
+        if name == "type":
+            values[name] = event_type
+        elif info.is_required():
+            values[name] = ""
+        else:
+            values[name] = None if info.default is None else _MISSING
+    return values
+
+
+_PLANS: dict[str, _FlatPlan] = {}
+_PLANS_BY_TAG: dict[int, _FlatPlan] = {}
+
+
+def install(classes: dict[str, type[BaseEvent]]) -> None:
+    """Build the plans (called once by ``_codec`` with the event classes it resolved)."""
+    _PLANS.update(_build(classes))
+    for plan in _PLANS.values():
+        tag, _ = _read_varint(plan.arm_tag, 0)
+        _PLANS_BY_TAG[tag] = plan
+
+
+def encode_flat(event: BaseEvent) -> Optional[bytes]:
+    """The ``ag_ui.Event`` bytes of a flat event, or None when the general path is needed."""
+    event_type = event.type
+    plan = _PLANS.get(event_type.value if isinstance(event_type, EventType) else event_type)
+    if plan is None or event.raw_event is not None or event.metadata is not None:
+        return None
+    timestamp = event.timestamp
+    base = plan.base_type
+    if timestamp is not None:
+        base += b"\x10" + _varint(timestamp & 0xFFFFFFFFFFFFFFFF)
+    out = [b"\x0a", _SMALL_LENGTHS[len(base)], base]
+    try:
+        for field in plan.fields:
+            value = getattr(event, field.name)
+            if value is None:
+                continue
+            encoded = value.encode()
+            if field.implicit and not encoded:
+                continue
+            out += (field.tag, _varint(len(encoded)), encoded)
+    except (AttributeError, UnicodeEncodeError):
+        return None  # not a str, or a lone surrogate: the general path reports it
+    inner = b"".join(out)
+    return plan.arm_tag + _varint(len(inner)) + inner
+
+
+def decode_flat(data: bytes, start: int = 0, end: int = -1) -> Optional[BaseEvent]:
+    """The event in ``data[start:end]`` when it is a plain flat event, else None (use the
+    general path). Taking offsets lets the frame decoder skip a copy per frame."""
+    # Single-byte varints (tags and lengths under 128) are read inline: this is the hot loop.
+    # Every read past ``end`` is caught by a bounds check below before its value is used.
+    if end < 0:
+        end = len(data)
+    if start >= end:
+        return None
+    try:
+        tag = data[start]
+        pos = start + 1
+        if tag > 0x7F:
+            tag, pos = _read_varint(data, start)
+        plan = _PLANS_BY_TAG.get(tag)
+        if plan is None:
+            return None
+        length = data[pos]
+        pos += 1
+        if length > 0x7F:
+            length, pos = _read_varint(data, pos - 1)
+        if pos + length != end or data[pos] != 0x0A:
+            return None  # other envelope fields, or base_event not first: the general path
+        values: dict[str, Any] = plan.defaults.copy()
+        # Set fields: the type, the implicit strings (always on the wire dict), what arrives.
+        fields_set = set(plan.always_set)
+        add = fields_set.add
+        if data.startswith(plan.plain_base, pos):  # base_event carrying only its type
+            pos += len(plan.plain_base)
+            if pos > end:
+                return None
+        else:
+            size = data[pos + 1]
+            stop = pos + 2 + size
+            if size > 0x7F or stop > end:
+                return None
+            if not _read_base(data, pos + 2, stop, plan.number, values):
+                return None
+            if values["timestamp"] is not None:
+                fields_set.add("timestamp")
+            pos = stop
+        by_tag = plan.by_tag
+        while pos < end:
+            name = by_tag.get(data[pos])
+            if name is None:
+                return None
+            size = data[pos + 1]
+            pos += 2
+            if size > 0x7F:
+                size, pos = _read_varint(data, pos - 1)
+            stop = pos + size
+            if stop > end:
+                return None
+            values[name] = data[pos:stop].decode()
+            add(name)
+            pos = stop
+    except (IndexError, UnicodeDecodeError):
+        return None
+    # ``values`` started from the defaults, where implicit strings that did not arrive are "".
+    if plan.needs_checks and not _complete(plan, values, fields_set):
+        return None
+    instance = _new(plan.cls)
+    _set_dict(instance, values)
+    _set_fields_set(instance, fields_set)
+    _set_extra(instance, {})
+    _set_private(instance, None)
+    return instance
+
+
+def _complete(plan: _FlatPlan, values: dict[str, Any], fields_set: set[str]) -> bool:
+    """Fill fields with non-None Python defaults and apply ``Literal`` checks; False: use upb."""
+    for name in plan.implicit_defaulted:
+        if values[name] == "":
+            values[name] = _MISSING  # an unset implicit string: the Python default applies
+            fields_set.discard(name)
+    for name, default in plan.defaulted:
+        if values[name] is _MISSING:
+            values[name] = default
+        else:
+            fields_set.add(name)
+    return all(values[name] in allowed for name, allowed in plan.literals if name in fields_set)
+
+
+def _read_base(data: bytes, pos: int, stop: int, number: int, values: dict[str, Any]) -> bool:
+    """A base event with a timestamp (or in an unusual shape); False sends it to upb."""
+    event_type = 0
+    while pos < stop:
+        tag = data[pos]
+        if tag == 0x08:
+            event_type, pos = _read_varint(data, pos + 1)
+        elif tag == 0x10:
+            timestamp, pos = _read_varint(data, pos + 1)
+            if timestamp >= 1 << 63:
+                timestamp -= 1 << 64
+            if not -_MAX_SAFE <= timestamp <= _MAX_SAFE:
+                return False
+            values["timestamp"] = timestamp
+        else:
+            return False
+    return pos == stop and event_type == number

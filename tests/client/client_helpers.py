@@ -1,0 +1,147 @@
+"""Helpers for the client tests: tiny Starlette agents, in-process or on a real uvicorn.
+
+(A uniquely named module: test directories are not packages.)
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from ag_ui.client import HttpAgent
+
+
+def frames(*events: dict[str, Any]) -> bytes:
+    """SSE bytes for wire-JSON events."""
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+
+def run_frames(*inner: dict[str, Any], thread: str = "t1", run: str = "r1") -> bytes:
+    """A whole run: RUN_STARTED, the given events, RUN_FINISHED."""
+    return frames(
+        {"type": "RUN_STARTED", "threadId": thread, "runId": run},
+        *inner,
+        {"type": "RUN_FINISHED", "threadId": thread, "runId": run},
+    )
+
+
+class Recorder:
+    """Remembers each request an app received (body as JSON, headers)."""
+
+    def __init__(self) -> None:
+        self.bodies: list[Any] = []
+        self.headers: list[dict[str, str]] = []
+
+    async def record(self, request: Request) -> None:
+        self.bodies.append(json.loads(await request.body()))
+        self.headers.append(dict(request.headers))
+
+
+def static_app(
+    body: bytes,
+    *,
+    status: int = 200,
+    media_type: str = "text/event-stream",
+    recorder: Recorder | None = None,
+) -> Starlette:
+    """An app answering every POST with ``body``."""
+
+    async def endpoint(request: Request) -> Response:
+        if recorder is not None:
+            await recorder.record(request)
+        return Response(body, status_code=status, media_type=media_type)
+
+    return Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
+
+
+def sequence_app(*bodies: bytes, recorder: Recorder | None = None) -> Starlette:
+    """An app answering successive POSTs with successive bodies (one per run)."""
+    remaining = list(bodies)
+
+    async def endpoint(request: Request) -> Response:
+        if recorder is not None:
+            await recorder.record(request)
+        return Response(remaining.pop(0), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
+
+
+def asgi_agent(app: Starlette, **options: Any) -> HttpAgent:
+    """An HttpAgent talking to ``app`` in process through httpx's ASGI transport."""
+    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://agent")
+    return HttpAgent("http://agent/agent", http_client=client, **options)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """A real uvicorn on 127.0.0.1 in a background thread; routes can be added per test."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Callable[[Request], AsyncIterator[bytes]]] = {}
+        self.closed: dict[str, threading.Event] = {}
+        self.media_types: dict[str, str] = {}
+        self.disconnects: list[str] = []
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        app = Starlette(routes=[Route("/{name}", self._endpoint, methods=["POST"])])
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    async def _endpoint(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        await request.body()  # cached now; a streaming body cannot read it later
+        source = self.routes[name](request)
+
+        async def body() -> AsyncIterator[bytes]:
+            completed = False
+            try:
+                async for chunk in source:
+                    yield chunk
+                completed = True
+            finally:
+                if not completed:
+                    self.disconnects.append(name)
+                self.closed[name].set()
+
+        return StreamingResponse(body(), media_type=self.media_types[name])
+
+    def add(
+        self,
+        name: str,
+        source: Callable[[Request], AsyncIterator[bytes]],
+        media_type: str = "text/event-stream",
+    ) -> str:
+        """Serve ``source(request)`` (an async generator of body chunks) at ``/name``."""
+        self.routes[name] = source
+        self.media_types[name] = media_type
+        self.closed[name] = threading.Event()
+        return f"{self.url}/{name}"
+
+    def start(self) -> None:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
