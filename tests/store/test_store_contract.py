@@ -50,6 +50,16 @@ async def test_positions_replay_and_finish(store: RunStore) -> None:
     assert (await store.get("r1")).finished is True
 
 
+async def test_last_position(store: RunStore) -> None:
+    await store.create("r1", "t1")
+    assert await store.last_position("r1") == 0
+    await store.append("r1", STARTED)
+    await store.append("r1", step(1))
+    assert await store.last_position("r1") == 2
+    with pytest.raises(RunNotFoundError):
+        await store.last_position("nope")
+
+
 async def test_a_future_position_reads_from_the_end(store: RunStore) -> None:
     await store.create("r1", "t1")
     await store.append("r1", STARTED)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import anyio
 
@@ -59,6 +59,7 @@ async def run_agent(
     debug: bool = False,
     auth: Any = None,
     request: Any = None,
+    guard: Optional[RunGuard] = None,
 ) -> RunGuard:
     """Run ``agent`` on ``run_input``, writing the guarded event stream to ``sink``.
 
@@ -68,9 +69,11 @@ async def run_agent(
 
     Never raises for what the agent does (its failures become ``RUN_ERROR``); cancellation (the
     client left) propagates after the agent's ``finally`` blocks ran. Returns the guard, whose
-    ``violation`` tells whether the verifier stopped the run.
+    ``violation`` tells whether the verifier stopped the run. Pass your own ``guard`` to end a
+    cancelled run yourself (``guard.fail(...)`` closes what the agent left open).
     """
-    guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
+    if guard is None:
+        guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
 
     async def emit(event: BaseEvent) -> None:
         if not isinstance(event, BaseEvent):

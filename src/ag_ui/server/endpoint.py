@@ -11,33 +11,39 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any, Optional, Union
 
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder import EventEncoder
+from ag_ui.server._asgi import Writer, read_body, send_error, send_json, watch_disconnect
+from ag_ui.server._connect import ConnectEndpoint, Principal, default_principal, store_unavailable
+from ag_ui.server._detached import DetachedRuns, run_detached
 from ag_ui.server._outbox import Outbox
+from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, run_frames, stream_response
 from ag_ui.server._request import (
     DEFAULT_MAX_BODY_SIZE,
     check_content_type,
     check_declared_size,
     check_method,
-    error_body,
     parse_body,
-    too_large,
 )
 from ag_ui.server._runner import Agent, run_agent
+from ag_ui.store import RunStore, StoreFullError, StoreUnavailableError
 
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
 
@@ -73,6 +79,14 @@ class AgentEndpoint:
     * ``max_body_size``: bytes (default 10 MiB), larger requests get 413;
     * ``authorize``: a hook (sync or async) given the Starlette ``Request`` before the body is
       read: raise ``RequestRejectedError`` (401/403) or return ``False`` (403) to refuse.
+    * ``store``: a ``RunStore`` (``InMemoryRunStore()``, ``RedisRunStore(url)``) switches on
+      detached, resumable runs (docs/resume.md): the run executes apart from the connection,
+      its events are stored, ``GET <path>/connect`` reattaches. Needs ``lifespan()`` entered
+      (``create_app`` does it). Without a store, a run lives and dies with its request.
+    * ``run_ttl``: seconds a detached run may take before it is stopped with ``RUN_ERROR``
+      (code ``run_expired``); default: the store's ``run_ttl``.
+    * ``principal``: derives a run's owner from the ``authorize`` hook's return value
+      (default ``default_principal``); a reconnect by another principal gets 404.
     """
 
     def __init__(
@@ -85,6 +99,9 @@ class AgentEndpoint:
         keepalive: Optional[float] = DEFAULT_KEEPALIVE,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
         authorize: Optional[Authorize] = None,
+        store: Optional[RunStore] = None,
+        run_ttl: Optional[float] = None,
+        principal: Principal = default_principal,
     ) -> None:
         self.agent = agent
         self.capabilities = capabilities
@@ -93,6 +110,10 @@ class AgentEndpoint:
         self.keepalive = keepalive if keepalive and keepalive > 0 else None
         self.max_body_size = max_body_size
         self.authorize = authorize
+        self.store = store
+        self.run_ttl = run_ttl if run_ttl is not None else float(getattr(store, "run_ttl", 3600))
+        self.principal = principal
+        self.detached_runs = DetachedRuns()
 
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
         """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``.
@@ -102,7 +123,31 @@ class AgentEndpoint:
         routes: list[BaseRoute] = [Route(path, self)]
         if self.capabilities is not None:
             routes.append(Route(path.rstrip("/") + "/capabilities", self.capabilities_endpoint))
+        if self.store is not None:
+            routes.append(Route(path.rstrip("/") + "/connect", ConnectEndpoint(self, self.store)))
         return routes
+
+    @asynccontextmanager
+    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+        """Serve detached runs while the block runs; leaving it stops the runs still going.
+
+        Pass it as (or call it from) your app's lifespan: ``Starlette(lifespan=endpoint.lifespan)``
+        or ``FastAPI(lifespan=endpoint.lifespan)``. Without a store it does nothing. At start it
+        checks that the store answers (``ping``) and logs an error if not.
+        """
+        if self.store is None:
+            yield
+            return
+        ping = getattr(self.store, "ping", None)
+        if ping is not None:
+            try:
+                await ping()
+            except StoreUnavailableError as exc:
+                logger.error(
+                    "run store unreachable at start (new runs get 503 until it answers): %s", exc
+                )
+        async with self.detached_runs:
+            yield
 
     # -- the run endpoint ------------------------------------------------------------------------
 
@@ -115,14 +160,67 @@ class AgentEndpoint:
             auth = await self._authorize(request)
             check_content_type(request.headers.get("content-type"))
             check_declared_size(request.headers, self.max_body_size)
-            body = await _read_body(receive, self.max_body_size)
+            body = await read_body(receive, self.max_body_size)
             if body is None:
                 return  # the client left while sending
             run_input = parse_body(body)
+            if self.store is not None:
+                key = await self._create_detached(self.store, request, run_input, auth)
         except RequestRejectedError as rejection:
-            await _send_error(send, rejection)
+            await send_error(send, rejection)
+            return
+        if self.store is not None:
+            encoder = EventEncoder(accept=request.headers.get("accept"))
+            frames = run_frames(self.store, key, 0, encoder)
+            headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: "0"}
+            await stream_response(
+                receive, send, frames, encoder=encoder, keepalive=self.keepalive, headers=headers
+            )
             return
         await self._stream(request, receive, send, run_input, auth)
+
+    async def _create_detached(
+        self, store: RunStore, request: Request, run_input: RunAgentInput, auth: Any
+    ) -> str:
+        """Register the run under a fresh unguessable key and start it; returns the key."""
+        if not self.detached_runs.running:
+            logger.error(
+                "detached runs are not being served: enter AgentEndpoint.lifespan() in the "
+                "app's lifespan (create_app does it)"
+            )
+            raise RequestRejectedError(
+                503, "runs_not_started", "this server is not ready to run agents; retry later"
+            )
+        # The key, not the client's runId, names the stored run: clients cannot pick or guess it.
+        key = secrets.token_urlsafe(18)
+        try:
+            await store.create(key, run_input.thread_id, owner=self.principal(auth))
+        except StoreFullError as exc:
+            logger.warning("run store full, run refused: %s", exc)
+            raise RequestRejectedError(
+                503,
+                "store_full",
+                "too many runs in progress; retry later",
+                headers={"retry-after": "1"},
+            ) from None
+        except StoreUnavailableError as exc:
+            logger.error("run store unreachable, run refused: %s", exc)
+            raise store_unavailable() from None
+        self.detached_runs.start(
+            functools.partial(
+                run_detached,
+                store,
+                key,
+                self.agent,
+                run_input,
+                run_ttl=self.run_ttl,
+                verify=self.verify,
+                debug=self.debug,
+                auth=auth,
+                request=request,
+            )
+        )
+        return key
 
     async def _authorize(self, request: Request) -> Any:
         if self.authorize is None:
@@ -155,7 +253,7 @@ class AgentEndpoint:
                 ],
             }
         )
-        writer = _Writer(send)
+        writer = Writer(send)
         outbox = Outbox()
         encode = encoder.encode_binary if encoder.is_protobuf else encoder.encode_sse
 
@@ -178,7 +276,7 @@ class AgentEndpoint:
                 outbox.close()
 
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_watch_disconnect, receive, writer, tasks.cancel_scope)
+            tasks.start_soon(watch_disconnect, receive, writer, tasks.cancel_scope)
             tasks.start_soon(produce)
             keepalive = encoder.encode_keepalive()
             if self.keepalive is not None and keepalive:
@@ -218,94 +316,10 @@ class _CapabilitiesEndpoint:
                 source if isinstance(source, AgentCapabilities) else await _maybe_await(source())
             )
         except RequestRejectedError as rejection:
-            await _send_error(send, rejection)
+            await send_error(send, rejection)
             return
         body = capabilities.model_dump_json(by_alias=True).encode()
-        await _send_json(send, 200, body)
-
-
-class _Writer:
-    """Writes response chunks, remembers when it last wrote, and notices a vanished client."""
-
-    def __init__(self, send: Send) -> None:
-        self._send = send
-        self._lock = anyio.Lock()
-        self.last_write = anyio.current_time()
-        self.disconnected = False
-
-    async def write(self, body: bytes) -> bool:
-        """Send one chunk; ``False`` once the client is gone."""
-        if self.disconnected:
-            return False
-        async with self._lock:
-            try:
-                await self._send({"type": "http.response.body", "body": body, "more_body": True})
-            except OSError:  # uvicorn's ClientDisconnected and plain socket errors
-                self.disconnected = True
-                return False
-            self.last_write = anyio.current_time()
-        return True
-
-    async def keep_alive(self, interval: float, comment: bytes) -> None:
-        """Send ``comment`` whenever nothing was written for ``interval`` seconds."""
-        while True:
-            idle = anyio.current_time() - self.last_write
-            if idle >= interval:
-                if not await self.write(comment):
-                    return
-                continue
-            await anyio.sleep(interval - idle)
-
-    async def finish(self) -> None:
-        async with self._lock:
-            try:
-                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
-            except OSError:
-                self.disconnected = True
-
-
-async def _watch_disconnect(receive: Receive, writer: _Writer, scope: anyio.CancelScope) -> None:
-    """Cancel the run (the agent included) as soon as the client disconnects."""
-    while True:
-        message: Message = await receive()
-        if message["type"] == "http.disconnect":
-            writer.disconnected = True
-            scope.cancel()
-            return
-
-
-async def _read_body(receive: Receive, limit: int) -> Optional[bytes]:
-    """The whole request body, or ``None`` if the client disconnected; 413 past ``limit``."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise too_large(limit)
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
-async def _send_json(
-    send: Send, status: int, body: bytes, headers: Optional[dict[str, str]] = None
-) -> None:
-    raw_headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        (b"cache-control", b"no-cache"),
-    ]
-    raw_headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
-
-
-async def _send_error(send: Send, rejection: RequestRejectedError) -> None:
-    await _send_json(send, rejection.status, error_body(rejection), rejection.headers)
+        await send_json(send, 200, body)
 
 
 def create_app(
@@ -317,8 +331,11 @@ def create_app(
 ) -> Starlette:
     """A standalone Starlette app serving ``agent`` at ``POST path`` (and capabilities).
 
-    ``options`` are ``AgentEndpoint``'s (``verify``, ``debug``, ``keepalive``, ...). Run it with
-    ``uvicorn.run(create_app(agent), host="127.0.0.1", port=8000)``.
+    ``options`` are ``AgentEndpoint``'s (``verify``, ``debug``, ``keepalive``, ``store``, ...);
+    the app's lifespan serves the detached runs (``app.state.endpoint`` is the endpoint).
+    Run it with ``uvicorn.run(create_app(agent), host="127.0.0.1", port=8000)``.
     """
     endpoint = AgentEndpoint(agent, capabilities=capabilities, **options)
-    return Starlette(routes=endpoint.routes(path))
+    app = Starlette(routes=endpoint.routes(path), lifespan=endpoint.lifespan)
+    app.state.endpoint = endpoint
+    return app

@@ -92,6 +92,11 @@ class RunStore(abc.ABC):
         """The run's record. Raises ``RunNotFoundError``."""
 
     @abc.abstractmethod
+    async def last_position(self, run_id: str) -> int:
+        """The position of the run's newest stored event (0 before the first). Raises
+        ``RunNotFoundError``."""
+
+    @abc.abstractmethod
     async def thread_runs(self, thread_id: str) -> list[str]:
         """The stored runs of a thread, oldest first."""
 

@@ -128,6 +128,9 @@ class InMemoryRunStore(RunStore):
     async def get(self, run_id: str) -> RunRecord:
         return self._live(run_id).record
 
+    async def last_position(self, run_id: str) -> int:
+        return self._live(run_id).last_position
+
     async def thread_runs(self, thread_id: str) -> list[str]:
         self._sweep()
         return [rid for rid, run in self._runs.items() if run.record.thread_id == thread_id]

@@ -177,6 +177,10 @@ class RedisRunStore(RunStore):
             finished=meta.get(b"finished") == b"1",
         )
 
+    async def last_position(self, run_id: str) -> int:
+        await self.get(run_id)  # RunNotFoundError for an unknown or expired run
+        return (await self._bounds(self._stream(run_id)))[1]
+
     async def thread_runs(self, thread_id: str) -> list[str]:
         run_ids = await self._call(self._redis.lrange(f"{self.prefix}thread:{thread_id}", 0, -1))
         pipe = self._redis.pipeline()

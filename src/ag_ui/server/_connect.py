@@ -1,0 +1,233 @@
+"""``GET <path>/connect``: reattach to a detached run, or read a thread's compacted history.
+
+What to read (first match wins):
+
+1. ``Last-Event-ID: <resume key>:<position>`` header (what an SSE client sends on reconnect);
+2. ``?lastEventId=<resume key>:<position>`` (protobuf clients, whose frames carry no ids);
+3. ``?runKey=<resume key>`` (the whole run, from position 0);
+4. ``?threadId=<thread id>``: every stored run of the thread the caller owns, each compacted
+   (``ag_ui.verify.compact_events``), then the live tail of those still running.
+
+Unknown, expired and not-yours runs are one and the same 404; a malformed id is a 400.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, Optional
+
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
+
+from ag_ui.core.errors import RequestRejectedError
+from ag_ui.core.events import RunErrorEvent
+from ag_ui.encoder import EventEncoder
+from ag_ui.server._asgi import closing, send_error
+from ag_ui.server._detached import RUN_EXPIRED_CODE, STORE_UNAVAILABLE_CODE
+from ag_ui.server._replay import (
+    RESUME_AFTER_HEADER,
+    RESUME_KEY_HEADER,
+    frame,
+    run_frames,
+    stream_response,
+)
+from ag_ui.server._request import check_method
+from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
+from ag_ui.verify import compact_events
+
+if TYPE_CHECKING:
+    from ag_ui.server.endpoint import AgentEndpoint
+
+__all__ = [
+    "ConnectEndpoint",
+    "Principal",
+    "default_principal",
+    "not_found",
+    "parse_last_event_id",
+    "store_unavailable",
+]
+
+Principal = Callable[[Any], Optional[str]]
+"""Derives the owner of a run from what the ``authorize`` hook returned."""
+
+_LAST_EVENT_ID = re.compile(r"([A-Za-z0-9_-]{1,128}):([0-9]{1,18})")
+_RUN_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def default_principal(verdict: Any) -> Optional[str]:
+    """``None``/``True`` -> anonymous (``None``); a string -> itself; anything else -> its
+    canonical JSON (so ``{"user": "alice"}`` from two requests is the same principal)."""
+    if verdict is None or verdict is True:
+        return None
+    if isinstance(verdict, str):
+        return verdict
+    return json.dumps(verdict, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def not_found() -> RequestRejectedError:
+    """The one answer for unknown, expired and someone else's runs (no hint which)."""
+    return RequestRejectedError(
+        404,
+        "run_not_found",
+        "no such run: unknown, expired, or not accessible with these credentials",
+    )
+
+
+def store_unavailable() -> RequestRejectedError:
+    return RequestRejectedError(
+        503,
+        "store_unavailable",
+        "the run store is unreachable; retry later",
+        headers={"retry-after": "1"},
+    )
+
+
+def parse_last_event_id(value: str) -> tuple[str, int]:
+    """``"<key>:<position>"`` -> (key, position); 400 ``malformed_last_event_id`` otherwise."""
+    match = _LAST_EVENT_ID.fullmatch(value.strip())
+    if match is None:
+        raise RequestRejectedError(
+            400,
+            "malformed_last_event_id",
+            "the last event id must look like '<resume key>:<position>' "
+            "(the id of an SSE frame this server sent)",
+            details=[f"got {value[:200]!r}"],
+        )
+    return match.group(1), int(match.group(2))
+
+
+class ConnectEndpoint:
+    """The ASGI endpoint for ``GET <path>/connect`` (``AgentEndpoint.routes`` mounts it)."""
+
+    def __init__(self, endpoint: AgentEndpoint, store: RunStore) -> None:
+        self._endpoint = endpoint
+        self._store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope)
+        encoder = EventEncoder(accept=request.headers.get("accept"))
+        try:
+            check_method(request.method, "GET")
+            auth = await self._endpoint._authorize(request)
+            principal = self._endpoint.principal(auth)
+            target = _target(request)
+            if isinstance(target, tuple):
+                key, after = target
+                await self._check_owner(key, principal)
+                after = min(after, await self._store.last_position(key))
+                frames = run_frames(self._store, key, after, encoder)
+                headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: str(after)}
+            else:
+                runs = await self._thread_runs(target, principal)
+                frames = self._thread_frames(runs, encoder)
+                headers = {}
+        except RunNotFoundError:
+            await send_error(send, not_found())
+            return
+        except StoreUnavailableError:
+            await send_error(send, store_unavailable())
+            return
+        except RequestRejectedError as rejection:
+            await send_error(send, rejection)
+            return
+        await stream_response(
+            receive,
+            send,
+            frames,
+            encoder=encoder,
+            keepalive=self._endpoint.keepalive,
+            headers=headers,
+        )
+
+    async def _check_owner(self, key: str, principal: Optional[str]) -> None:
+        record = await self._store.get(key)
+        if record.owner != principal:
+            raise RunNotFoundError(key)
+
+    async def _thread_runs(
+        self, thread_id: str, principal: Optional[str]
+    ) -> list[tuple[str, int, bool]]:
+        """(key, last position, finished) of the caller's runs of the thread, oldest first."""
+        runs = []
+        for key in await self._store.thread_runs(thread_id):
+            try:
+                record = await self._store.get(key)
+                if record.owner == principal:
+                    last = await self._store.last_position(key)
+                    runs.append((key, last, record.finished))
+            except RunNotFoundError:
+                continue  # expired between the listing and now
+        if not runs:
+            raise RunNotFoundError(thread_id)
+        return runs
+
+    async def _thread_frames(
+        self, runs: list[tuple[str, int, bool]], encoder: EventEncoder
+    ) -> AsyncIterator[bytes]:
+        # Compacted history first: each run's events up to the position seen when the request
+        # came in; the last frame of a run carries its id, a resume point for that run.
+        for key, last, _ in runs:
+            try:
+                events = await self._events_until(key, last)
+            except (StoreUnavailableError, RunNotFoundError) as exc:
+                yield frame(encoder, _history_lost(exc), None, 0)
+                return
+            compacted: list[Any] = compact_events(events)
+            for index, event in enumerate(compacted):
+                final = index == len(compacted) - 1
+                yield frame(encoder, event, key if final else None, last)
+        for key, last, finished in runs:
+            if not finished:
+                async with closing(run_frames(self._store, key, last, encoder)) as tail:
+                    async for chunk in tail:
+                        yield chunk
+
+    async def _events_until(self, key: str, last: int) -> list[Any]:
+        events: list[Any] = []
+        if last == 0:
+            return events
+        async with closing(self._store.read(key, 0)) as stored:
+            async for item in stored:
+                events.append(item.event)
+                if item.position >= last:
+                    break
+        return events
+
+
+def _history_lost(exc: Exception) -> RunErrorEvent:
+    if isinstance(exc, StoreUnavailableError):
+        return RunErrorEvent(
+            message="The run store became unreachable; the rest of the thread is lost.",
+            code=STORE_UNAVAILABLE_CODE,
+        )
+    return RunErrorEvent(
+        message="A run expired while the thread was being read.", code=RUN_EXPIRED_CODE
+    )
+
+
+def _target(request: Request) -> tuple[str, int] | str:
+    """(resume key, position) to resume a run, or a thread id for its history."""
+    header = request.headers.get("last-event-id")
+    if header is not None and header.strip():
+        return parse_last_event_id(header)
+    query = request.query_params
+    if "lastEventId" in query:
+        return parse_last_event_id(query["lastEventId"])
+    if "runKey" in query:
+        key = query["runKey"]
+        if _RUN_KEY.fullmatch(key) is None:
+            raise RequestRejectedError(
+                400, "malformed_run_key", "runKey is not a resume key this server issued"
+            )
+        return key, 0
+    thread_id = query.get("threadId")
+    if thread_id:
+        return thread_id
+    raise RequestRejectedError(
+        400,
+        "missing_last_event_id",
+        "say what to connect to: a Last-Event-ID header, or ?lastEventId=<key>:<position>, "
+        "?runKey=<key> or ?threadId=<thread id>",
+    )

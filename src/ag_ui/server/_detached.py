@@ -1,0 +1,154 @@
+"""Detached runs: the agent runs in a task owned by the endpoint, not by the HTTP request.
+
+Its events go to a ``RunStore`` under positions; the connection that started the run (and any
+reconnect, on any worker sharing the store) only reads them. The run keeps going when the
+client leaves, until it ends, its time limit passes (``RUN_ERROR`` code ``run_expired``) or the
+app shuts down (``RUN_ERROR`` code ``server_shutdown``).
+
+``DetachedRuns`` owns those tasks in one anyio task group, entered for the app's lifetime
+(``AgentEndpoint.lifespan``; ``create_app`` wires it): no task outlives the app.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+from typing import Any, Optional
+
+import anyio
+from anyio.abc import TaskGroup
+
+from ag_ui.core.events import BaseEvent
+from ag_ui.core.types import RunAgentInput
+from ag_ui.server._guard import RunGuard
+from ag_ui.server._runner import Agent, run_agent
+from ag_ui.server._verify import make_verifier
+from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
+
+__all__ = [
+    "RUN_EXPIRED_CODE",
+    "SERVER_SHUTDOWN_CODE",
+    "STORE_UNAVAILABLE_CODE",
+    "DetachedRuns",
+    "run_detached",
+]
+
+logger = logging.getLogger("ag_ui.server")
+
+RUN_EXPIRED_CODE = "run_expired"
+"""``RUN_ERROR.code`` of a run stopped by its time limit (or dropped from the store)."""
+
+SERVER_SHUTDOWN_CODE = "server_shutdown"
+"""``RUN_ERROR.code`` of a run cancelled because the app shut down."""
+
+STORE_UNAVAILABLE_CODE = "store_unavailable"
+"""``RUN_ERROR.code`` a reader sends when the store (Redis) is lost mid-run."""
+
+
+class DetachedRuns:
+    """The task group that owns every detached run of an endpoint.
+
+    ``async with runs:`` for the app's lifetime; leaving it cancels the runs still going (each
+    records ``RUN_ERROR`` ``server_shutdown`` first). ``active`` counts the running ones.
+    """
+
+    def __init__(self) -> None:
+        self._group: Optional[TaskGroup] = None
+        self.active = 0
+
+    @property
+    def running(self) -> bool:
+        return self._group is not None
+
+    async def __aenter__(self) -> DetachedRuns:
+        if self._group is not None:
+            raise RuntimeError("these detached runs are already being served")
+        group = anyio.create_task_group()
+        await group.__aenter__()
+        self._group = group
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        group, self._group = self._group, None
+        if group is not None:
+            group.cancel_scope.cancel()
+            await group.__aexit__(None, None, None)
+
+    def start(self, run: Callable[[], Awaitable[None]]) -> None:
+        """Run ``run()`` in the group (callable from any task, e.g. a request)."""
+        if self._group is None:
+            raise RuntimeError("detached runs are not being served (enter the lifespan)")
+
+        async def counted() -> None:
+            self.active += 1
+            try:
+                await run()
+            finally:
+                self.active -= 1
+
+        self._group.start_soon(counted)
+
+
+async def run_detached(
+    store: RunStore,
+    key: str,
+    agent: Agent,
+    run_input: RunAgentInput,
+    *,
+    run_ttl: float,
+    verify: bool,
+    debug: bool,
+    auth: Any,
+    request: Any,
+) -> None:
+    """Run ``agent`` with its events appended to ``store`` under ``key``; never raises except
+    for cancellation. The store is told the run finished whatever happens."""
+    guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
+
+    async def sink(events: list[BaseEvent]) -> None:
+        # Shielded: an event the guard admitted is always stored, so the closing events a
+        # later guard.fail() adds match what readers saw.
+        with anyio.CancelScope(shield=True):
+            for event in events:
+                await store.append(key, event)  # type: ignore[arg-type]
+
+    async def end(message: str, code: str) -> None:
+        try:
+            await sink(guard.fail(message, code=code))
+        except (StoreUnavailableError, RunNotFoundError) as exc:
+            logger.error("run %s: could not record its RUN_ERROR (%s): %s", key, code, exc)
+
+    try:
+        with anyio.move_on_after(run_ttl) as deadline:
+            await run_agent(
+                agent,
+                run_input,
+                sink,
+                verify=verify,
+                debug=debug,
+                auth=auth,
+                request=request,
+                guard=guard,
+            )
+        if deadline.cancelled_caught:
+            logger.warning("run %s exceeded its time limit of %g s; stopped", key, run_ttl)
+            await end(f"The run exceeded its time limit of {run_ttl:g} s.", RUN_EXPIRED_CODE)
+    except anyio.get_cancelled_exc_class():
+        logger.warning("run %s cancelled: the server is shutting down", key)
+        await end("The server shut down during the run.", SERVER_SHUTDOWN_CODE)
+        raise
+    except StoreUnavailableError as exc:
+        logger.error("run %s abandoned: the run store became unreachable: %s", key, exc)
+    except RunNotFoundError:
+        logger.warning("run %s was dropped from the store while running (expired)", key)
+    finally:
+        with anyio.CancelScope(shield=True):
+            with contextlib.suppress(StoreUnavailableError, RunNotFoundError):
+                await store.finish(key)
