@@ -23,6 +23,8 @@ EXPECTED = [
     "MiddlewareFunction",
     "NextAgent",
     "ProtoEventDecoder",
+    "Reconnect",
+    "ReconnectPolicy",
     "RunAgentResult",
     "SSEDecoder",
     "SSEEventDecoder",

@@ -40,6 +40,7 @@ from ag_ui.client.middleware import (
     MiddlewareFunction,
     NextAgent,
 )
+from ag_ui.client.reconnect import Reconnect, ReconnectPolicy
 from ag_ui.client.result import RunAgentResult
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder, SSEMessage
 from ag_ui.client.subscriber import (
@@ -69,6 +70,8 @@ __all__ = [
     "MiddlewareFunction",
     "NextAgent",
     "ProtoEventDecoder",
+    "Reconnect",
+    "ReconnectPolicy",
     "RunAgentResult",
     "SSEDecoder",
     "SSEEventDecoder",

@@ -8,9 +8,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import functools
+import inspect
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from typing import Any, Optional, Union
 
 import anyio
@@ -18,12 +28,14 @@ import httpx
 
 from ag_ui.apply import AgentState
 from ag_ui.apply._state import to_wire
+from ag_ui.client._cursor import ResumeCursor
 from ag_ui.client._messages import as_message
 from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client._run import RunProcessor, finalize_run, initialize_run, report_failure
 from ag_ui.client.event_stream import AgentEventStream, closing
 from ag_ui.client.interrupts import check_resume_covers
 from ag_ui.client.middleware import MiddlewareLike, chain
+from ag_ui.client.reconnect import Reconnect, ReconnectPolicy, connect_url, resumable_events
 from ag_ui.client.result import RunAgentResult
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.client.subscriber import (
@@ -71,6 +83,11 @@ class HttpAgent:
     and sending; ``idle_timeout`` bounds the silence between two reads of the event stream
     (keepalive comments count), ``None`` waits forever. ``proto=True`` asks for protobuf frames
     (SSE stays acceptable as a fallback). ``strict`` makes a protocol violation fatal.
+
+    Against a server with detached runs (docs/resume.md) a dropped connection is reopened at
+    ``<url>/connect`` from the last event received, following ``reconnect`` (a
+    ``ReconnectPolicy``; ``ReconnectPolicy(max_attempts=0)`` turns it off); ``on_reconnect``
+    (sync or async) is told about each attempt and ``reconnects`` counts them per run.
     """
 
     def __init__(
@@ -89,6 +106,8 @@ class HttpAgent:
         proto: bool = False,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
         strict: bool = True,
+        reconnect: Optional[ReconnectPolicy] = None,
+        on_reconnect: Optional[Callable[[Reconnect], Any]] = None,
     ) -> None:
         self.url = url
         self.headers: dict[str, str] = dict(headers or {})
@@ -107,6 +126,9 @@ class HttpAgent:
         self.proto = proto
         self.max_event_size = max_event_size
         self.strict = strict
+        self.reconnect = reconnect if reconnect is not None else ReconnectPolicy()
+        self.on_reconnect = on_reconnect
+        self.reconnects = 0  # reconnects during the current (or last) run
         self.subscribers: list[Any] = []
         self.middlewares: list[MiddlewareLike] = []
         self.pending_interrupts: list[Interrupt] = []
@@ -242,17 +264,54 @@ class HttpAgent:
         return self._http_events(input, self._signal or AbortSignal())
 
     async def _http_events(
-        self, input: RunAgentInput, signal: AbortSignal
+        self,
+        input: Optional[RunAgentInput],
+        signal: AbortSignal,
+        connect_params: Optional[dict[str, str]] = None,
     ) -> AsyncIterator[AnyEvent]:
-        body = input.__pydantic_serializer__.to_json(input, by_alias=True)
-        if self.http_client is not None:
-            events = stream_events(self.http_client, self.url, body, **self._stream_options(signal))
-            async with closing(events):
-                async for event in events:
-                    yield event
-            return
-        async with new_http_client(self.timeout) as client:
-            events = stream_events(client, self.url, body, **self._stream_options(signal))
+        """POST ``input`` (or GET ``<url>/connect`` with ``connect_params``), reconnecting to a
+        detached run from the cursor whenever the connection drops."""
+        body = (
+            None if input is None else input.__pydantic_serializer__.to_json(input, by_alias=True)
+        )
+        cursor = ResumeCursor()
+        options = self._stream_options(signal)
+
+        def open_stream(client: httpx.AsyncClient, first: bool) -> AsyncIterator[AnyEvent]:
+            if first and body is not None:
+                return stream_events(client, self.url, body, cursor=cursor, **options)
+            params = dict(connect_params or {}) if first else {}
+            headers = dict(self.headers)
+            if not first and cursor.last_event_id is not None:
+                headers["Last-Event-ID"] = cursor.last_event_id
+                params = {"lastEventId": cursor.last_event_id}  # protobuf has no SSE ids
+            return stream_events(
+                client,
+                connect_url(self.url),
+                None,
+                cursor=cursor,
+                params=params,
+                **{**options, "headers": headers},
+            )
+
+        async def counted(reconnect: Reconnect) -> None:
+            self.reconnects += 1
+            if self.on_reconnect is not None:
+                outcome = self.on_reconnect(reconnect)
+                if inspect.isawaitable(outcome):
+                    await outcome
+
+        async with contextlib.AsyncExitStack() as stack:
+            client = self.http_client
+            if client is None:
+                client = await stack.enter_async_context(new_http_client(self.timeout))
+            events = resumable_events(
+                functools.partial(open_stream, client),
+                cursor,
+                policy=self.reconnect,
+                signal=signal,
+                on_reconnect=counted,
+            )
             async with closing(events):
                 async for event in events:
                     yield event
@@ -324,12 +383,58 @@ class HttpAgent:
         assert events.result is not None
         return events.result
 
+    async def connect_agent(
+        self,
+        *,
+        last_event_id: Optional[str] = None,
+        run_key: Optional[str] = None,
+        thread_id: Optional[str] = None,
+        subscriber: Any = None,
+    ) -> RunAgentResult:
+        """Attach to a detached run (running or finished) and process its events like a run.
+
+        ``last_event_id`` (``"<resume key>:<position>"``) resumes after that event; ``run_key``
+        reads the run from its start; with neither, the thread's stored history arrives
+        compacted (``thread_id`` defaults to the agent's), then whatever is still running.
+        ``GET <url>/connect`` (docs/resume.md); no middleware, as in TypeScript.
+        """
+        events = self.stream_connect(
+            last_event_id=last_event_id,
+            run_key=run_key,
+            thread_id=thread_id,
+            subscriber=subscriber,
+        )
+        async with events:
+            async for _ in events:
+                pass
+        assert events.result is not None
+        return events.result
+
+    def stream_connect(
+        self,
+        *,
+        last_event_id: Optional[str] = None,
+        run_key: Optional[str] = None,
+        thread_id: Optional[str] = None,
+        subscriber: Any = None,
+    ) -> AgentEventStream:
+        """``connect_agent`` as an ``AgentEventStream`` of processed events."""
+        if last_event_id is not None:
+            target = {"lastEventId": last_event_id}
+        elif run_key is not None:
+            target = {"runKey": run_key}
+        else:
+            target = {"threadId": thread_id or self.thread_id}
+        return AgentEventStream(self, {"connect": target}, subscriber)
+
     async def _run(
         self, parameters: dict[str, Any], subscriber: Any, record: list[RunAgentResult]
     ) -> AsyncGenerator[Any, None]:
         if self.is_running:
             raise AGUIError("this agent is already running; clone() it for concurrent runs")
         self._sync_typed_messages()
+        parameters = dict(parameters)
+        connect: Optional[dict[str, str]] = parameters.pop("connect", None)
         input = self.prepare_input(**parameters)
         check_resume_covers(self.pending_interrupts, input.resume)
         extra = [] if subscriber is None else [as_subscriber(subscriber)]
@@ -339,12 +444,16 @@ class HttpAgent:
         record.append(result)
         known_ids = {message["id"] for message in self._agent_state.messages}
         self.is_running = True
+        self.reconnects = 0
         processor: Optional[RunProcessor] = None
         try:
             input = await initialize_run(self, input, subscribers)
             pipeline = RunPipeline(strict=self.strict)
             processor = RunProcessor(self, subscribers, input, result)
-            source = chain(self.middlewares, _Transport(self)).run(input)
+            if connect is None:
+                source = chain(self.middlewares, _Transport(self)).run(input)
+            else:
+                source = self._http_events(None, signal, connect)
             async with closing(source):
                 async for raw in source:
                     for event in pipeline.expand(raw):
@@ -379,6 +488,7 @@ class HttpAgent:
                 raise
         finally:
             self.is_running = False
+            result.reconnects = self.reconnects
             result.new_messages = [m for m in self.messages if m.id not in known_ids]
             # Shielded: on_run_finalized runs even when the task is being cancelled.
             with anyio.CancelScope(shield=True):

@@ -57,12 +57,15 @@ class SSEEventDecoder:
     with the parser's error as ``__cause__``: ``MalformedJSONError`` when the data is not JSON,
     ``AGUIValidationError`` when a known event has wrong fields. An event of unknown type is
     skipped with an ``UnknownEventWarning`` (forward compatibility, as the TypeScript client does).
+    ``last_event_id`` is the SSE id of the last message decoded (skipped ones included), the
+    resume point after a dropped connection.
     """
 
     def __init__(self, *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
         self.sse = SSEDecoder(max_event_size=max_event_size)
         self.events_decoded = 0
         self.skipped_unknown = 0
+        self.last_event_id: Optional[str] = None  # the id of the last message handed out
         self._index = 0
 
     def feed(self, chunk: bytes) -> list[AnyEvent]:
@@ -78,6 +81,7 @@ class SSEEventDecoder:
         for message in messages:
             index = self._index
             self._index += 1
+            self.last_event_id = message.id
             try:
                 events.append(parse_any_event(message.data))
             except UnknownEventTypeError as exc:
@@ -143,6 +147,11 @@ class ProtoEventDecoder:
                 data = b""
         self.events_decoded += len(events)
         return events
+
+    @property
+    def frames_seen(self) -> int:
+        """Frames decoded so far, skipped ones included (the resume position counts them)."""
+        return self.events_decoded + self.skipped_unknown
 
     def close(self) -> list[AnyEvent]:
         """End of stream; ``TruncatedFrameError`` if the last frame was cut off."""

@@ -20,7 +20,8 @@ class RunAgentResult:
     success, ``interrupts`` what the run left open (pass answers as ``resume=`` next time) and
     ``pending_tool_call_ids`` the tool calls it left for the application to answer.
     ``aborted`` is true when ``abort_run()`` stopped the run; ``error`` holds a failure that an
-    ``on_run_failed`` subscriber chose to swallow (``stop_propagation``).
+    ``on_run_failed`` subscriber chose to swallow (``stop_propagation``). ``reconnects``
+    counts the automatic reconnects to a detached run (docs/resume.md).
     """
 
     run_id: str
@@ -32,6 +33,7 @@ class RunAgentResult:
     aborted: bool = False
     error: Optional[BaseException] = None
     finished: bool = False
+    reconnects: int = 0
 
     @property
     def outcome_type(self) -> str:

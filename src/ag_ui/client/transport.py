@@ -24,11 +24,13 @@ from typing import Any, Optional, TypeVar
 import anyio
 import httpx
 
+from ag_ui.client._cursor import ResumeCursor
 from ag_ui.client.decoding import decoder_for_content_type, is_known_content_type
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (
+    DecodeError,
     HTTPStatusError,
     IdleTimeoutError,
     IncompleteStreamError,
@@ -116,26 +118,35 @@ async def _first_bytes(response: httpx.Response, limit: int = 200) -> str:
 async def stream_events(
     client: httpx.AsyncClient,
     url: str,
-    body: bytes,
+    body: Optional[bytes],
     *,
     headers: Optional[Mapping[str, str]] = None,
     proto: bool = False,
     idle_timeout: Optional[float] = None,
     max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
     signal: Optional[AbortSignal] = None,
+    params: Optional[Mapping[str, str]] = None,
+    cursor: Optional[ResumeCursor] = None,
 ) -> AsyncIterator[AnyEvent]:
-    """POST ``body`` (JSON) to ``url`` and yield the events of the streamed answer.
+    """POST ``body`` (JSON) to ``url`` (or GET it when ``body`` is ``None``) and yield the
+    events of the streamed answer.
 
     User ``headers`` go first; ``Content-Type`` and ``Accept`` are always set by the client.
-    Close the generator (``contextlib.aclosing``) to release the connection early.
+    Close the generator (``contextlib.aclosing``) to release the connection early. A ``cursor``
+    follows the resume point of a detached run (docs/resume.md); in a resumable response a
+    frame cut off at the end is a lost connection (``ConnectionLostError``), not an error.
     """
     request_headers = dict(headers or {})
     for key in [k for k in request_headers if k.lower() in ("content-type", "accept")]:
         del request_headers[key]
-    request_headers["Content-Type"] = "application/json"
+    if body is not None:
+        request_headers["Content-Type"] = "application/json"
     request_headers["Accept"] = accept_header(proto)
     signal = signal or AbortSignal()
-    request = client.build_request("POST", url, content=body, headers=request_headers)
+    method = "GET" if body is None else "POST"
+    request = client.build_request(
+        method, url, content=body, headers=request_headers, params=params
+    )
     response: Optional[httpx.Response] = None
     streaming = False
     try:
@@ -150,6 +161,8 @@ async def stream_events(
         if not is_known_content_type(content_type):
             decoder_for_content_type(content_type, snippet=await _first_bytes(response))
         decoder = decoder_for_content_type(content_type, max_event_size=max_event_size)
+        if cursor is not None:
+            cursor.on_response(response.headers)
         streaming = True
         # Undecoded bytes skip httpx's per-chunk decoder layers when nothing is compressed
         # (a response built in memory, e.g. by a mock transport, only offers decoded bytes).
@@ -164,10 +177,20 @@ async def stream_events(
                 if signal.aborted:
                     return
                 yield event
+            if cursor is not None:
+                cursor.advance(decoder)
         if signal.aborted:
             return
-        for event in decoder.close():
+        try:
+            last_events = decoder.close()
+        except DecodeError as exc:
+            if cursor is None or not cursor.resumable:
+                raise
+            raise ConnectionLostError(f"the stream was cut inside a frame ({exc})") from exc
+        for event in last_events:
             yield event
+        if cursor is not None:
+            cursor.advance(decoder)
     except httpx.TransportError as exc:
         what = f"{type(exc).__name__}: {exc}"
         if streaming:
