@@ -4,16 +4,21 @@ with text, tool calls and state, and an in-process client with the endpoint's li
 from __future__ import annotations
 
 import json
+import socket
+import threading
+import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Optional
 
+import anyio
 import httpx
+import uvicorn
 from starlette.applications import Starlette
 
 from ag_ui.client import HttpAgent, ReconnectPolicy
 from ag_ui.core import RunAgentInput
-from ag_ui.server import RunContext
+from ag_ui.server import Agent, RunContext
 
 FAST = ReconnectPolicy(max_attempts=5, initial_delay=0.001, max_delay=0.01)
 
@@ -62,15 +67,56 @@ class CuttingTransport(httpx.AsyncBaseTransport):
         )
 
 
-async def story_agent(run_input: RunAgentInput, ctx: RunContext) -> None:
-    """Text in many pieces, a tool call, state snapshot and deltas: a stream worth resuming."""
-    await ctx.state.snapshot({"count": 0, "log": []})
-    for turn in range(3):
-        await ctx.say([f"part {turn}.{n} " for n in range(6)])
-        await ctx.state.update({"count": turn + 1, "log": [f"turn {t}" for t in range(turn + 1)]})
-    async with ctx.tool_call("search") as call:
-        await call.send_all(['{"q":', ' "resume', ' me"}'])
-    await ctx.say("done")
+def make_story_agent(delay: float = 0.0) -> Agent:
+    """Text in many pieces, a tool call, state snapshot and deltas: a stream worth resuming.
+    ``delay`` seconds between pieces keeps the run going while a client reconnects."""
+
+    async def pieces(turn: int) -> AsyncIterator[str]:
+        for n in range(6):
+            if delay:
+                await anyio.sleep(delay)
+            yield f"part {turn}.{n} "
+
+    async def story_agent(run_input: RunAgentInput, ctx: RunContext) -> None:
+        await ctx.state.snapshot({"count": 0, "log": []})
+        for turn in range(3):
+            await ctx.say(pieces(turn))
+            log = [f"turn {t}" for t in range(turn + 1)]
+            await ctx.state.update({"count": turn + 1, "log": log})
+        async with ctx.tool_call("search") as call:
+            await call.send_all(['{"q":', ' "resume', ' me"}'])
+        await ctx.say("done")
+
+    return story_agent
+
+
+story_agent = make_story_agent()
+
+
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Serve ``app`` on a real uvicorn at 127.0.0.1 (lifespan on); yields the base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            server.should_exit = True
+            raise RuntimeError("uvicorn did not start within 10 s")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
 
 
 def in_process_agent(
