@@ -86,7 +86,7 @@ async def test_a_detached_run_streams_with_resume_ids_and_names_its_key(server: 
     response = await server.run()
     assert response.status_code == 200
     key = response.headers["ag-ui-resume-key"]
-    assert len(key) == 24 and key != "r1"  # minted by the server (secrets), not the runId
+    assert len(key) == 24  # minted by the server (secrets), not the client's runId
     assert response.headers["ag-ui-resume-after"] == "0"
     assert response.headers["content-type"] == "text/event-stream"
     assert sse_events(response.text) == EXPECTED_RUN
