@@ -1,0 +1,223 @@
+"""Faults of detached runs: the run TTL, a full store, Redis unreachable at start or lost
+mid-run, a missing lifespan, shutdown, and a client that leaves (only its reader stops)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from ag_ui.client import HttpAgent
+from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput
+from ag_ui.core.errors import RunError
+from ag_ui.server import RunContext, create_app
+from ag_ui.store import InMemoryRunStore, RedisRunStore
+from tests.redis_helpers import RedisServer, free_port
+
+from .resume_helpers import FAST, lifespan, serve, sse_events
+
+pytestmark = pytest.mark.anyio
+
+BODY = {"threadId": "t1", "runId": "r1", "messages": []}
+
+
+def client(app: Any) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://agent")
+
+
+class Gate:
+    """An agent that says hello, then waits until ``release`` (or forever)."""
+
+    def __init__(self) -> None:
+        self.started = anyio.Event()
+        self.release = anyio.Event()
+
+    async def __call__(self, run_input: RunAgentInput, ctx: RunContext) -> None:
+        async with ctx.text_message() as message:
+            await message.send("waiting")
+            self.started.set()
+            await self.release.wait()
+
+
+async def test_a_run_past_its_ttl_ends_with_run_expired() -> None:
+    gate = Gate()
+    app = create_app(gate, store=InMemoryRunStore(), run_ttl=0.2)
+    async with lifespan(app), client(app) as http:
+        with anyio.fail_after(10):
+            response = await http.post("/agent", json=BODY)
+    assert sse_events(response.text) == [
+        {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "msg-r1-1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-r1-1", "delta": "waiting"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "msg-r1-1"},
+        {
+            "type": "RUN_ERROR",
+            "message": "The run exceeded its time limit of 0.2 s.",
+            "code": "run_expired",
+        },
+    ]
+
+
+async def test_a_full_store_refuses_new_runs_and_evicts_the_oldest_finished() -> None:
+    gates = [Gate(), Gate(), Gate()]
+    gates[2].release.set()
+    calls = iter(gates)
+
+    async def agent(run_input: RunAgentInput, ctx: RunContext) -> None:
+        await next(calls)(run_input, ctx)
+
+    store = InMemoryRunStore(max_runs=2)
+    app = create_app(agent, store=store)
+    responses: dict[str, httpx.Response] = {}
+
+    async def run(name: str) -> None:
+        responses[name] = await http.post("/agent", json=BODY)
+
+    async with lifespan(app), client(app) as http, anyio.create_task_group() as group:
+        with anyio.fail_after(10):
+            group.start_soon(run, "a")
+            await gates[0].started.wait()
+            group.start_soon(run, "b")
+            await gates[1].started.wait()
+            full = await http.post("/agent", json=BODY)
+            assert full.status_code == 503
+            assert full.headers["retry-after"] == "1"
+            assert full.json() == {
+                "error": {
+                    "code": "store_full",
+                    "message": "too many runs in progress; retry later",
+                    "details": [],
+                }
+            }
+            gates[1].release.set()  # b finishes first, then a: b is the oldest finished
+            while "b" not in responses:
+                await anyio.sleep(0.01)
+            gates[0].release.set()
+            while "a" not in responses:
+                await anyio.sleep(0.01)
+            key_a, key_b = (responses[n].headers["ag-ui-resume-key"] for n in "ab")
+            assert (await http.post("/agent", json=BODY)).status_code == 200
+            gone = await http.get("/agent/connect", params={"runKey": key_b})
+            kept = await http.get("/agent/connect", params={"runKey": key_a})
+            assert gone.status_code == 404
+            assert kept.status_code == 200
+
+
+async def test_redis_unreachable_at_start_gives_503_and_a_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = RedisRunStore(f"redis://127.0.0.1:{free_port()}/0")
+    app = create_app(Gate(), store=store)
+    with caplog.at_level(logging.ERROR, logger="ag_ui.server"):
+        async with lifespan(app), client(app) as http:
+            with anyio.fail_after(15):
+                response = await http.post("/agent", json=BODY)
+    await store.aclose()
+    assert response.status_code == 503
+    assert response.json() == {
+        "error": {
+            "code": "store_unavailable",
+            "message": "the run store is unreachable; retry later",
+            "details": [],
+        }
+    }
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages[0].startswith(
+        "run store unreachable at start (new runs get 503 until it answers): Redis unreachable"
+    )
+    assert messages[1].startswith("run store unreachable, run refused: Redis unreachable")
+
+
+async def test_redis_lost_mid_run_ends_the_run_with_run_error(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    redis = RedisServer(tmp_path_factory.mktemp("lost"))
+    store = RedisRunStore(redis.url, block_seconds=0.2)
+    gate = Gate()
+    app = create_app(gate, store=store)
+    try:
+        async with lifespan(app), client(app) as http:
+            agent = HttpAgent("http://agent/agent", http_client=http, reconnect=FAST)
+            async with anyio.create_task_group() as group:
+
+                async def kill_redis() -> None:
+                    await gate.started.wait()
+                    redis.stop()
+                    gate.release.set()
+
+                group.start_soon(kill_redis)
+                with anyio.fail_after(15), pytest.raises(RunError) as caught:
+                    await agent.run_agent(run_id="r1")
+        assert caught.value.code == "store_unavailable"
+        assert str(caught.value.message) == (
+            "The run store became unreachable; the rest of the run is lost."
+        )
+    finally:
+        redis.stop()
+        await store.aclose()
+
+
+async def test_without_the_lifespan_new_runs_get_503(caplog: pytest.LogCaptureFixture) -> None:
+    app = create_app(Gate(), store=InMemoryRunStore())
+    async with client(app) as http:
+        response = await http.post("/agent", json=BODY)
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "runs_not_started"
+    assert "enter AgentEndpoint.lifespan()" in caplog.text
+
+
+async def test_shutdown_ends_running_runs_with_server_shutdown() -> None:
+    gate = Gate()
+    store = InMemoryRunStore()
+    app = create_app(gate, store=store)
+    async with client(app) as http, anyio.create_task_group() as group:
+        responses: list[httpx.Response] = []
+
+        async def run() -> None:
+            responses.append(await http.post("/agent", json=BODY))
+
+        with anyio.fail_after(10):
+            async with lifespan(app):
+                group.start_soon(run)
+                await gate.started.wait()
+                assert app.state.endpoint.detached_runs.active == 1
+            while not responses:
+                await anyio.sleep(0.01)
+    assert sse_events(responses[0].text)[-2:] == [
+        {"type": "TEXT_MESSAGE_END", "messageId": "msg-r1-1"},
+        {
+            "type": "RUN_ERROR",
+            "message": "The server shut down during the run.",
+            "code": "server_shutdown",
+        },
+    ]
+    assert app.state.endpoint.detached_runs.active == 0
+
+
+def test_a_client_that_leaves_stops_only_its_reader() -> None:
+    """Over uvicorn: the first connection is closed after RUN_STARTED; the run goes on and a
+    reconnect from position 1 gets the rest, up to RUN_FINISHED."""
+    finished = threading.Event()
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        for n in range(20):
+            await anyio.sleep(0.005)
+            yield CustomEvent(name="tick", value=n)
+        finished.set()
+
+    app = create_app(agent, store=InMemoryRunStore(), keepalive=0.05)
+    with serve(app) as url, httpx.Client(timeout=10) as http:
+        with http.stream("POST", f"{url}/agent", json=BODY) as response:
+            key = response.headers["ag-ui-resume-key"]
+            lines = response.iter_lines()
+            assert next(lines) == f"id: {key}:1"
+        assert finished.wait(10)  # the run completed without anyone listening
+        rest = http.get(f"{url}/agent/connect", headers={"Last-Event-ID": f"{key}:1"})
+    events = sse_events(rest.text)
+    assert [e.get("value") for e in events[:-1]] == list(range(20))
+    assert events[-1] == {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}
