@@ -396,6 +396,8 @@ class HttpAgent:
         ``last_event_id`` (``"<resume key>:<position>"``) resumes after that event; ``run_key``
         reads the run from its start; with neither, the thread's stored history arrives
         compacted (``thread_id`` defaults to the agent's), then whatever is still running.
+        Joining in the middle of a run skips the client's sequence verifier (it would miss
+        the run's opening events; the server's guard verified them).
         ``GET <url>/connect`` (docs/resume.md); no middleware, as in TypeScript.
         """
         events = self.stream_connect(
@@ -448,7 +450,10 @@ class HttpAgent:
         processor: Optional[RunProcessor] = None
         try:
             input = await initialize_run(self, input, subscribers)
-            pipeline = RunPipeline(strict=self.strict)
+            # Joining a run in its middle: the verifier would miss RUN_STARTED and the opening
+            # events (the server's guard verified the whole sequence).
+            mid_run = connect is not None and not connect.get("lastEventId", ":0").endswith(":0")
+            pipeline = RunPipeline(strict=self.strict and not mid_run)
             processor = RunProcessor(self, subscribers, input, result)
             if connect is None:
                 source = chain(self.middlewares, _Transport(self)).run(input)
