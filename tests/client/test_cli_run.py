@@ -133,6 +133,7 @@ async def test_json_output_is_one_object_with_the_whole_outcome(echo_url: str) -
         ],
         "state": {"echo": {"a": 1}, "n": 1},
         "outcome": {"type": "success"},
+        "reconnects": 0,
     }
 
 

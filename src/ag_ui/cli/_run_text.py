@@ -36,6 +36,10 @@ class TextReporter:
             self._write("\n")
         self._write(text + "\n")
 
+    def notice(self, text: str) -> None:
+        """A line of its own, e.g. a reconnect, between whatever is streaming."""
+        self._line(text)
+
     def on_text_message_start_event(self, params: Any) -> None:
         role = params.event.role or "assistant"
         if self._mid_line:

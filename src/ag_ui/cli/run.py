@@ -1,9 +1,10 @@
 """``agui run URL``: talk to an AG-UI agent from the terminal.
 
 ``--output text`` (default) streams the assistant's words as they arrive, shows tool calls with
-their arguments, results, state changes and a final summary. ``--output json`` prints exactly one
-JSON object when the run is over (``ok``, ``error``, ``events`` counts by type, ``messages``,
-``state``, ``outcome``). ``--output events`` prints every event received as one JSON line.
+their arguments, results, state changes, reconnects and a final summary. ``--output json`` prints
+exactly one JSON object when the run is over (``ok``, ``error``, ``events`` counts by type,
+``messages``, ``state``, ``outcome``, ``reconnects``). ``--output events`` prints every event
+received as one JSON line (reconnects are reported on stderr).
 Exit status 0 iff the run finished without error.
 """
 
@@ -114,20 +115,34 @@ async def run_client(
     stream: Optional[TextIO] = None,
     thread_id: Optional[str] = None,
     idle_timeout: Optional[float] = 300.0,
+    http_client: Any = None,
 ) -> int:
     """Run the agent at ``url`` once, report on ``stream`` in the ``output`` format, and
     return the exit status (0 iff the run finished without error). ``stream`` defaults to the
-    current ``sys.stdout``.
+    current ``sys.stdout``. ``http_client`` (an ``httpx.AsyncClient``) is used instead of a
+    client of its own.
 
     >>> # exit_code = await run_client("http://127.0.0.1:8000/agent", message="hi")
     """
     from ag_ui.cli._run_text import TextReporter
-    from ag_ui.client import HttpAgent
+    from ag_ui.client import HttpAgent, Reconnect
 
     if stream is None:
         stream = sys.stdout
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {', '.join(OUTPUTS)}, got {output!r}")
+    reporter = TextReporter(stream) if output == "text" else None
+
+    def show_reconnect(reconnect: Reconnect) -> None:
+        line = (
+            f"--- connection lost ({type(reconnect.error).__name__}); reconnecting "
+            f"(attempt {reconnect.attempt}) after {reconnect.last_event_id}"
+        )
+        if reporter is not None:
+            reporter.notice(line)
+        elif output == "events":
+            print(f"agui run: {line}", file=sys.stderr)
+
     agent = HttpAgent(
         url,
         headers=headers,
@@ -135,6 +150,8 @@ async def run_client(
         initial_state=state,
         proto=proto,
         idle_timeout=idle_timeout,
+        http_client=http_client,
+        on_reconnect=show_reconnect,
     )
     if message is not None:
         agent.add_message({"id": "user-1", "role": "user", "content": message})
@@ -150,7 +167,6 @@ async def run_client(
             yield event
 
     agent.use(tap)
-    reporter = TextReporter(stream) if output == "text" else None
     error: Optional[BaseException] = None
     result = None
     try:
@@ -170,6 +186,7 @@ async def run_client(
             "messages": [_wire(m) for m in agent.messages],
             "state": agent.state,
             "outcome": outcome,
+            "reconnects": agent.reconnects,
         }
         stream.write(json.dumps(report) + "\n")
     elif output == "text":
