@@ -23,8 +23,14 @@
     │   ├── HTTPStatusError                  a non-2xx answer (carries status and parsed body)
     │   ├── ContentTypeError                 a 2xx answer that is not an event stream
     │   ├── IncompleteStreamError            the stream ended without RUN_FINISHED/RUN_ERROR
+    │   │   └── ConnectionLostError          the connection broke mid-stream (ag_ui.client;
+    │   │                                    a detached run's client reconnects first)
     │   └── IdleTimeoutError                 no event (nor keepalive) within the idle timeout
     ├── RunError                             the agent reported RUN_ERROR (carries ``code``)
+    ├── RunNotFoundError                     (ag_ui.store) unknown, expired or evicted run
+    ├── HistoryTrimmedError                  (ag_ui.store) the events asked for were trimmed
+    ├── StoreFullError                       (ag_ui.store) every run slot holds a running run
+    ├── StoreUnavailableError                (ag_ui.store) the store's service (Redis) is down
     └── InterruptError                       a run would ignore or wrongly answer open interrupts
 
 Messages say what happened and how to fix it; input errors name the wire path

@@ -21,8 +21,16 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ag_ui.core.errors import RequestRejectedError, RunEndedError, SequenceViolation
+from ag_ui.server._connect import Principal, default_principal
+from ag_ui.server._detached import (
+    RUN_EXPIRED_CODE,
+    SERVER_SHUTDOWN_CODE,
+    STORE_UNAVAILABLE_CODE,
+    DetachedRuns,
+)
 from ag_ui.server._diff import json_patch_diff
 from ag_ui.server._guard import PROTOCOL_VIOLATION_CODE, RunGuard
+from ag_ui.server._replay import HISTORY_TRIMMED_CODE, RESUME_AFTER_HEADER, RESUME_KEY_HEADER
 from ag_ui.server._request import DEFAULT_MAX_BODY_SIZE
 from ag_ui.server._runner import AGENT_ERROR_CODE, Agent, Sink, run_agent
 from ag_ui.server._state import Activity, SharedState
@@ -51,13 +59,21 @@ __all__ = [
     "CapabilitiesSource",
     "DEFAULT_KEEPALIVE",
     "DEFAULT_MAX_BODY_SIZE",
+    "DetachedRuns",
+    "HISTORY_TRIMMED_CODE",
     "PROTOCOL_VIOLATION_CODE",
+    "Principal",
+    "RESUME_AFTER_HEADER",
+    "RESUME_KEY_HEADER",
+    "RUN_EXPIRED_CODE",
     "ReasoningMessageStream",
     "ReasoningSpan",
     "RequestRejectedError",
     "RunContext",
     "RunEndedError",
     "RunGuard",
+    "SERVER_SHUTDOWN_CODE",
+    "STORE_UNAVAILABLE_CODE",
     "SequenceViolation",
     "SharedState",
     "Sink",
@@ -65,6 +81,7 @@ __all__ = [
     "TextMessageStream",
     "ToolCallStream",
     "create_app",
+    "default_principal",
     "json_patch_diff",
     "run_agent",
 ]
