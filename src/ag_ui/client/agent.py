@@ -8,10 +8,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import functools
-import inspect
 import uuid
 from collections.abc import (
     AsyncGenerator,
@@ -28,14 +25,15 @@ import httpx
 
 from ag_ui.apply import AgentState
 from ag_ui.apply._state import to_wire
-from ag_ui.client._cursor import ResumeCursor
+from ag_ui.client._connect import ConnectMixin
+from ag_ui.client._http_events import http_events
 from ag_ui.client._messages import as_message
 from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client._run import RunProcessor, finalize_run, initialize_run, report_failure
 from ag_ui.client.event_stream import AgentEventStream, closing
 from ag_ui.client.interrupts import check_resume_covers
 from ag_ui.client.middleware import MiddlewareLike, chain
-from ag_ui.client.reconnect import Reconnect, ReconnectPolicy, connect_url, resumable_events
+from ag_ui.client.reconnect import Reconnect, ReconnectPolicy
 from ag_ui.client.result import RunAgentResult
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.client.subscriber import (
@@ -48,7 +46,6 @@ from ag_ui.client.transport import (
     ConnectionLostError,
     fetch_capabilities,
     new_http_client,
-    stream_events,
 )
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
@@ -73,7 +70,7 @@ class _Transport:
         return self.agent.run(input)
 
 
-class HttpAgent:
+class HttpAgent(ConnectMixin):
     """A remote AG-UI agent reached with one POST per run, plus the conversation it builds.
 
     ``messages`` and ``state`` are updated as events arrive (decode -> compatibility -> chunks
@@ -261,69 +258,7 @@ class HttpAgent:
     def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
         """The raw events of one run as the transport decodes them (no middleware, no
         pipeline); override to source events elsewhere."""
-        return self._http_events(input, self._signal or AbortSignal())
-
-    async def _http_events(
-        self,
-        input: Optional[RunAgentInput],
-        signal: AbortSignal,
-        connect_params: Optional[dict[str, str]] = None,
-    ) -> AsyncIterator[AnyEvent]:
-        """POST ``input`` (or GET ``<url>/connect`` with ``connect_params``), reconnecting to a
-        detached run from the cursor whenever the connection drops."""
-        body = (
-            None if input is None else input.__pydantic_serializer__.to_json(input, by_alias=True)
-        )
-        cursor = ResumeCursor()
-        options = self._stream_options(signal)
-
-        def open_stream(client: httpx.AsyncClient, first: bool) -> AsyncIterator[AnyEvent]:
-            if first and body is not None:
-                return stream_events(client, self.url, body, cursor=cursor, **options)
-            params = dict(connect_params or {}) if first else {}
-            headers = dict(self.headers)
-            if not first and cursor.last_event_id is not None:
-                headers["Last-Event-ID"] = cursor.last_event_id
-                params = {"lastEventId": cursor.last_event_id}  # protobuf has no SSE ids
-            return stream_events(
-                client,
-                connect_url(self.url),
-                None,
-                cursor=cursor,
-                params=params,
-                **{**options, "headers": headers},
-            )
-
-        async def counted(reconnect: Reconnect) -> None:
-            self.reconnects += 1
-            if self.on_reconnect is not None:
-                outcome = self.on_reconnect(reconnect)
-                if inspect.isawaitable(outcome):
-                    await outcome
-
-        async with contextlib.AsyncExitStack() as stack:
-            client = self.http_client
-            if client is None:
-                client = await stack.enter_async_context(new_http_client(self.timeout))
-            events = resumable_events(
-                functools.partial(open_stream, client),
-                cursor,
-                policy=self.reconnect,
-                signal=signal,
-                on_reconnect=counted,
-            )
-            async with closing(events):
-                async for event in events:
-                    yield event
-
-    def _stream_options(self, signal: AbortSignal) -> dict[str, Any]:
-        return {
-            "headers": self.headers,
-            "proto": self.proto,
-            "idle_timeout": self.idle_timeout,
-            "max_event_size": self.max_event_size,
-            "signal": signal,
-        }
+        return http_events(self, input, self._signal or AbortSignal())
 
     def stream(
         self,
@@ -383,52 +318,6 @@ class HttpAgent:
         assert events.result is not None
         return events.result
 
-    async def connect_agent(
-        self,
-        *,
-        last_event_id: Optional[str] = None,
-        run_key: Optional[str] = None,
-        thread_id: Optional[str] = None,
-        subscriber: Any = None,
-    ) -> RunAgentResult:
-        """Attach to a detached run (running or finished) and process its events like a run.
-
-        ``last_event_id`` (``"<resume key>:<position>"``) resumes after that event; ``run_key``
-        reads the run from its start; with neither, the thread's stored history arrives
-        compacted (``thread_id`` defaults to the agent's), then whatever is still running.
-        Joining in the middle of a run skips the client's sequence verifier (it would miss
-        the run's opening events; the server's guard verified them).
-        ``GET <url>/connect`` (docs/resume.md); no middleware, as in TypeScript.
-        """
-        events = self.stream_connect(
-            last_event_id=last_event_id,
-            run_key=run_key,
-            thread_id=thread_id,
-            subscriber=subscriber,
-        )
-        async with events:
-            async for _ in events:
-                pass
-        assert events.result is not None
-        return events.result
-
-    def stream_connect(
-        self,
-        *,
-        last_event_id: Optional[str] = None,
-        run_key: Optional[str] = None,
-        thread_id: Optional[str] = None,
-        subscriber: Any = None,
-    ) -> AgentEventStream:
-        """``connect_agent`` as an ``AgentEventStream`` of processed events."""
-        if last_event_id is not None:
-            target = {"lastEventId": last_event_id}
-        elif run_key is not None:
-            target = {"runKey": run_key}
-        else:
-            target = {"threadId": thread_id or self.thread_id}
-        return AgentEventStream(self, {"connect": target}, subscriber)
-
     async def _run(
         self, parameters: dict[str, Any], subscriber: Any, record: list[RunAgentResult]
     ) -> AsyncGenerator[Any, None]:
@@ -458,7 +347,7 @@ class HttpAgent:
             if connect is None:
                 source = chain(self.middlewares, _Transport(self)).run(input)
             else:
-                source = self._http_events(None, signal, connect)
+                source = http_events(self, None, signal, connect)
             async with closing(source):
                 async for raw in source:
                     for event in pipeline.expand(raw):
