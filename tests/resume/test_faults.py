@@ -19,7 +19,7 @@ from ag_ui.server import RunContext, create_app
 from ag_ui.store import InMemoryRunStore, RedisRunStore
 from tests.redis_helpers import RedisServer, free_port
 
-from .resume_helpers import FAST, lifespan, serve, sse_events
+from .resume_helpers import FAST, lifespan, serve, sse_events, sse_ids
 
 pytestmark = pytest.mark.anyio
 
@@ -221,3 +221,82 @@ def test_a_client_that_leaves_stops_only_its_reader() -> None:
     events = sse_events(rest.text)
     assert [e.get("value") for e in events[:-1]] == list(range(20))
     assert events[-1] == {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}
+
+
+def test_a_thread_reconnect_compacts_history_then_follows_the_running_run() -> None:
+    """Over uvicorn: run r1 finished, r2 still running; the thread's history arrives compacted
+    (each run's last frame carrying its id), then r2's live tail with ids, up to its end."""
+    release = threading.Event()
+
+    async def agent(run_input: RunAgentInput, ctx: RunContext) -> None:
+        async with ctx.text_message() as message:
+            await message.send("a")
+            await message.send("b")
+            if run_input.run_id == "r2":
+                while not release.is_set():
+                    await anyio.sleep(0.005)
+                await message.send("c")
+
+    app = create_app(agent, store=InMemoryRunStore(), keepalive=None)
+    with serve(app) as url, httpx.Client(timeout=10) as http:
+        key_1 = http.post(f"{url}/agent", json=BODY).headers["ag-ui-resume-key"]
+        with http.stream("POST", f"{url}/agent", json={**BODY, "runId": "r2"}) as running:
+            key_2 = running.headers["ag-ui-resume-key"]
+            lines = running.iter_lines()
+            while next(lines) != f"id: {key_2}:4":  # r2 has sent its second delta
+                pass
+            with http.stream("GET", f"{url}/agent/connect", params={"threadId": "t1"}) as thread:
+                seen: list[str] = []
+                for line in thread.iter_lines():
+                    seen.append(line)
+                    if line == f"id: {key_2}:4":
+                        release.set()  # r2's history is out; now let it go on live
+    frames = "\n".join(seen)
+    assert sse_ids(frames) == [f"{key_1}:6", f"{key_2}:4", f"{key_2}:5", f"{key_2}:6", f"{key_2}:7"]
+    r2 = {"threadId": "t1", "runId": "r2"}
+    assert sse_events(frames) == [
+        {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "msg-r1-1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-r1-1", "delta": "ab"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "msg-r1-1"},
+        {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"},
+        {"type": "RUN_STARTED", **r2, "protocolVersion": "1.0"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "msg-r2-1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-r2-1", "delta": "ab"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-r2-1", "delta": "c"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "msg-r2-1"},
+        {"type": "RUN_FINISHED", **r2},
+    ]
+
+
+def test_keepalives_reach_a_client_of_a_detached_run() -> None:
+    release = threading.Event()
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        yield CustomEvent(name="a", value=None)
+        while not release.is_set():
+            await anyio.sleep(0.01)
+
+    app = create_app(agent, store=InMemoryRunStore(), keepalive=0.05)
+    with (
+        serve(app) as url,
+        httpx.Client(timeout=10) as http,
+        http.stream("POST", f"{url}/agent", json=BODY) as response,
+    ):
+        key = response.headers["ag-ui-resume-key"]
+        seen = []
+        for line in response.iter_lines():
+            seen.append(line)
+            if line == ": keepalive":
+                release.set()
+    assert seen[:3] == [
+        f"id: {key}:1",
+        'data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1","protocolVersion":"1.0"}',
+        "",
+    ]
+    assert ": keepalive" in seen
+    assert seen[-3:] == [
+        f"id: {key}:3",
+        'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}',
+        "",
+    ]
