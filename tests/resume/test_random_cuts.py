@@ -13,7 +13,8 @@ import pytest
 
 from ag_ui.client import HttpAgent
 from ag_ui.server import create_app
-from ag_ui.store import InMemoryRunStore
+from ag_ui.store import InMemoryRunStore, RedisRunStore
+from tests.redis_helpers import RedisServer, free_port
 
 from .resume_helpers import (
     FAST,
@@ -99,3 +100,23 @@ async def _cut_runs_over_http(url: str) -> None:
         assert outcome.result.reconnects == len(transport.requests) - 1
         total_reconnects += outcome.result.reconnects
     assert total_reconnects >= RUNS * 3 // 4
+
+
+async def test_twenty_runs_cut_in_process_on_redis_see_every_event_once(
+    redis_server: RedisServer,
+) -> None:
+    store = RedisRunStore(redis_server.url, prefix=f"cuts{free_port()}:", block_seconds=0.2)
+    app = create_app(story_agent, store=store)
+    try:
+        async with lifespan(app):
+            reference = await Outcome(in_process_agent(app, [])[0]).run()
+            rng = random.Random(3)
+            for index in range(20):
+                agent, transport = in_process_agent(
+                    app, random_cuts(rng, 4000), proto=bool(index % 2)
+                )
+                outcome = await Outcome(agent).run()
+                assert outcome.summary() == reference.summary(), f"run {index}"
+                assert outcome.result.reconnects == len(transport.requests) - 1
+    finally:
+        await store.aclose()
