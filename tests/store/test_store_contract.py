@@ -50,6 +50,25 @@ async def test_positions_replay_and_finish(store: RunStore) -> None:
     assert (await store.get("r1")).finished is True
 
 
+async def test_append_many_keeps_order_and_bounds(store: RunStore) -> None:
+    await store.create("r1", "t1")
+    assert await store.append_many("r1", [STARTED, step(1), step(2)]) == 3
+    assert await store.append_many("r1", [step(n) for n in range(3, 8)]) == 8
+    await store.append("r1", FINISHED)
+    await store.finish("r1")
+    assert await collect(store, "r1", after=4) == [
+        StoredEvent(5, step(4)),
+        StoredEvent(6, step(5)),
+        StoredEvent(7, step(6)),
+        StoredEvent(8, step(7)),
+        StoredEvent(9, FINISHED),
+    ]
+    with pytest.raises(HistoryTrimmedError):
+        await collect(store, "r1", after=3)
+    with pytest.raises(RunNotFoundError):
+        await store.append_many("nope", [STARTED])
+
+
 async def test_last_position(store: RunStore) -> None:
     await store.create("r1", "t1")
     assert await store.last_position("r1") == 0

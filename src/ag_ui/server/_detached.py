@@ -20,10 +20,10 @@ from typing import Any, Optional
 import anyio
 from anyio.abc import TaskGroup
 
-from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._runner import Agent, run_agent
+from ag_ui.server._store_writer import StoreWriter
 from ag_ui.server._verify import make_verifier
 from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
 
@@ -111,43 +111,45 @@ async def run_detached(
     """Run ``agent`` with its events appended to ``store`` under ``key``; never raises except
     for cancellation. The store is told the run finished whatever happens."""
     guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
-
-    async def sink(events: list[BaseEvent]) -> None:
-        # Shielded: an event the guard admitted is always stored, so the closing events a
-        # later guard.fail() adds match what readers saw.
-        with anyio.CancelScope(shield=True):
-            for event in events:
-                await store.append(key, event)  # type: ignore[arg-type]
-
-    async def end(message: str, code: str) -> None:
-        try:
-            await sink(guard.fail(message, code=code))
-        except (StoreUnavailableError, RunNotFoundError) as exc:
-            logger.error("run %s: could not record its RUN_ERROR (%s): %s", key, code, exc)
-
+    writer = StoreWriter(store, key)
+    failure: Optional[Exception] = None
     try:
-        with anyio.move_on_after(run_ttl) as deadline:
-            await run_agent(
-                agent,
-                run_input,
-                sink,
-                verify=verify,
-                debug=debug,
-                auth=auth,
-                request=request,
-                guard=guard,
-            )
-        if deadline.cancelled_caught:
-            logger.warning("run %s exceeded its time limit of %g s; stopped", key, run_ttl)
-            await end(f"The run exceeded its time limit of {run_ttl:g} s.", RUN_EXPIRED_CODE)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(writer.write_loop)
+            try:
+                with anyio.move_on_after(run_ttl) as deadline:
+                    await run_agent(
+                        agent,
+                        run_input,
+                        writer.put,
+                        verify=verify,
+                        debug=debug,
+                        auth=auth,
+                        request=request,
+                        guard=guard,
+                    )
+                if deadline.cancelled_caught:
+                    logger.warning("run %s exceeded its time limit of %g s; stopped", key, run_ttl)
+                    message = f"The run exceeded its time limit of {run_ttl:g} s."
+                    await writer.put(guard.fail(message, code=RUN_EXPIRED_CODE))
+            except (StoreUnavailableError, RunNotFoundError) as exc:
+                failure = exc
+            finally:
+                writer.close()  # the writer drains the queue, then the task group ends
+        failure = failure or writer.failure
+        if isinstance(failure, StoreUnavailableError):
+            logger.error("run %s abandoned: the run store became unreachable: %s", key, failure)
+        elif failure is not None:
+            logger.warning("run %s was dropped from the store while running (expired)", key)
     except anyio.get_cancelled_exc_class():
         logger.warning("run %s cancelled: the server is shutting down", key)
-        await end("The server shut down during the run.", SERVER_SHUTDOWN_CODE)
+        closing = guard.fail("The server shut down during the run.", code=SERVER_SHUTDOWN_CODE)
+        try:
+            with anyio.CancelScope(shield=True):
+                await store.append_many(key, writer.take_pending() + closing)
+        except (StoreUnavailableError, RunNotFoundError) as exc:
+            logger.error("run %s: could not record its shutdown: %s", key, exc)
         raise
-    except StoreUnavailableError as exc:
-        logger.error("run %s abandoned: the run store became unreachable: %s", key, exc)
-    except RunNotFoundError:
-        logger.warning("run %s was dropped from the store while running (expired)", key)
     finally:
         with anyio.CancelScope(shield=True):
             with contextlib.suppress(StoreUnavailableError, RunNotFoundError):

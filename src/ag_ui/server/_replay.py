@@ -55,8 +55,25 @@ async def run_frames(
     """The frames of run ``key`` after position ``after``, live until its terminal event."""
     try:
         async with closing(store.read(key, after)) as stored:
-            async for item in stored:
-                yield frame(encoder, item.event, key, item.position)
+            if encoder.is_protobuf:
+                async for item in stored:
+                    yield encoder.encode_binary(item.event)
+            else:
+                # The hot loop of every detached stream: the id prefix is encoded once (keys are
+                # [A-Za-z0-9_-]: minted here or matched by the connect endpoint), each event is
+                # serialized straight to JSON bytes (the encoder's fast path).
+                prefix = b"id: " + key.encode() + b":"
+                async for item in stored:
+                    event = item.event
+                    yield b"".join(
+                        (
+                            prefix,
+                            str(item.position).encode(),
+                            b"\ndata: ",
+                            event.__pydantic_serializer__.to_json(event, by_alias=True),
+                            b"\n\n",
+                        )
+                    )
     except StoreUnavailableError as exc:
         logger.error("run %s: the run store became unreachable while streaming: %s", key, exc)
         yield frame(encoder, _store_lost(), None, 0)

@@ -83,6 +83,14 @@ class RunStore(abc.ABC):
     async def append(self, run_id: str, event: Event) -> int:
         """Store the run's next event; returns its position (1 for the first)."""
 
+    async def append_many(self, run_id: str, events: list[Event]) -> int:
+        """Store several events in order; returns the position of the last (one round trip
+        where the backend allows it). The default appends them one by one."""
+        position = 0
+        for event in events:
+            position = await self.append(run_id, event)
+        return position
+
     @abc.abstractmethod
     async def finish(self, run_id: str) -> None:
         """Mark the run ended (after its terminal event); its history now lives for the TTL."""

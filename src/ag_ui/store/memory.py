@@ -118,6 +118,19 @@ class InMemoryRunStore(RunStore):
         run.notify()
         return run.last_position
 
+    async def append_many(self, run_id: str, events: list[Event]) -> int:
+        run = self._live(run_id)
+        if run.finished_at is not None:
+            raise ValueError(f"run {run_id!r} is finished; nothing can be appended")
+        run.events.extend(events)
+        excess = len(run.events) - self.max_events_per_run
+        for _ in range(max(excess, 0)):
+            run.events.popleft()
+        run.first_position += max(excess, 0)
+        if events:
+            run.notify()  # one wake-up per batch, not per event
+        return run.last_position
+
     async def finish(self, run_id: str) -> None:
         run = self._live(run_id)
         if run.finished_at is None:

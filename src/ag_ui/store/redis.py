@@ -158,6 +158,27 @@ class RedisRunStore(RunStore):
             raise RunNotFoundError(run_id)
         return _position(entry_id)
 
+    async def append_many(self, run_id: str, events: list[Event]) -> int:
+        if not events:
+            return await self.last_position(run_id)
+        stream = self._stream(run_id)
+        pipe = self._redis.pipeline()
+        pipe.exists(self._meta(run_id))
+        for event in events:
+            pipe.xadd(
+                stream,
+                {"e": event_to_json(event)},
+                id="0-*",
+                maxlen=self.max_events_per_run,
+                approximate=False,
+            )
+        pipe.expire(stream, self.run_ttl, nx=True)
+        answers = await self._call(pipe.execute())
+        if not answers[0]:
+            await self._call(self._redis.delete(stream))
+            raise RunNotFoundError(run_id)
+        return _position(answers[-2])
+
     async def finish(self, run_id: str) -> None:
         pipe = self._redis.pipeline()
         pipe.hset(self._meta(run_id), "finished", 1)
