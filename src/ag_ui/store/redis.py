@@ -162,7 +162,9 @@ class RedisRunStore(RunStore):
         if not events:
             return await self.last_position(run_id)
         stream = self._stream(run_id)
-        pipe = self._redis.pipeline()
+        # No MULTI/EXEC: one connection runs the commands in order anyway, and a transaction
+        # costs a round of queuing replies per command.
+        pipe = self._redis.pipeline(transaction=False)
         pipe.exists(self._meta(run_id))
         for event in events:
             pipe.xadd(
