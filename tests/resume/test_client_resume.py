@@ -9,12 +9,19 @@ import anyio
 import httpx
 import pytest
 
-from ag_ui.client import HttpAgent, Reconnect, ReconnectPolicy
+from ag_ui.client import HttpAgent, Reconnect, ReconnectPolicy, SyncHttpAgent
 from ag_ui.core.errors import HTTPStatusError, IncompleteStreamError
-from ag_ui.server import create_app
+from ag_ui.server import AgentEndpoint, create_app
 from ag_ui.store import InMemoryRunStore
 
-from .resume_helpers import in_process_agent, lifespan, story_agent, wire
+from .resume_helpers import (
+    in_process_agent,
+    lifespan,
+    make_story_agent,
+    serve,
+    story_agent,
+    wire,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -126,3 +133,21 @@ def test_backoff_grows_and_is_capped() -> None:
         delays = [policy.delay(attempt) for _ in range(200)]
         assert all(0 <= d <= ceiling for d in delays)
         assert max(delays) > ceiling / 2  # jitter spreads over the whole range
+
+
+def test_the_sync_client_reconnects_and_connects() -> None:
+    app = create_app(make_story_agent(), store=InMemoryRunStore(), keepalive=None)
+    with serve(app) as url, SyncHttpAgent(f"{url}/agent", thread_id="t1") as agent:
+        result = agent.run_agent(run_id="r1")
+        assert result.finished
+        with SyncHttpAgent(f"{url}/agent", thread_id="t1") as reader:
+            history = reader.connect_agent()
+            assert history.finished
+            assert reader.state == agent.state
+            assert [m.id for m in reader.messages] == [m.id for m in agent.messages]
+
+
+def test_a_detached_run_stops_a_little_before_the_store_forgets_it() -> None:
+    endpoint = AgentEndpoint(story_agent, store=InMemoryRunStore(run_ttl=100))
+    assert endpoint.run_ttl == 90.0
+    assert AgentEndpoint(story_agent, store=InMemoryRunStore(), run_ttl=5).run_ttl == 5

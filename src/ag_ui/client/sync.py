@@ -68,6 +68,11 @@ class SyncHttpAgent:
         ``run_agent``."""
         return self._loop().call(functools.partial(self.agent.run_agent, **parameters))
 
+    def connect_agent(self, **parameters: Any) -> RunAgentResult:
+        """Attach to a detached run or a thread's history and block until it ended; same
+        parameters as the async ``connect_agent`` (docs/resume.md)."""
+        return self._loop().call(functools.partial(self.agent.connect_agent, **parameters))
+
     def stream(self, **parameters: Any) -> Iterator[Any]:
         """Iterate the run's events as they arrive (closing the iterator stops the run)."""
         portal = self._loop()

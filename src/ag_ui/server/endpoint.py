@@ -84,7 +84,7 @@ class AgentEndpoint:
       its events are stored, ``GET <path>/connect`` reattaches. Needs ``lifespan()`` entered
       (``create_app`` does it). Without a store, a run lives and dies with its request.
     * ``run_ttl``: seconds a detached run may take before it is stopped with ``RUN_ERROR``
-      (code ``run_expired``); default: the store's ``run_ttl``.
+      (code ``run_expired``); default: 90% of the store's ``run_ttl``.
     * ``principal``: derives a run's owner from the ``authorize`` hook's return value
       (default ``default_principal``); a reconnect by another principal gets 404.
     """
@@ -111,7 +111,10 @@ class AgentEndpoint:
         self.max_body_size = max_body_size
         self.authorize = authorize
         self.store = store
-        self.run_ttl = run_ttl if run_ttl is not None else float(getattr(store, "run_ttl", 3600))
+        # By default a little under the store's own limit, so the run's RUN_ERROR is stored
+        # before the store lets the run expire.
+        store_ttl = float(getattr(store, "run_ttl", 3600))
+        self.run_ttl = run_ttl if run_ttl is not None else 0.9 * store_ttl
         self.principal = principal
         self.detached_runs = DetachedRuns()
 
