@@ -69,6 +69,29 @@ async def test_append_many_keeps_order_and_bounds(store: RunStore) -> None:
         await store.append_many("nope", [STARTED])
 
 
+async def test_read_batches_hold_every_event_once_in_order(store: RunStore) -> None:
+    await store.create("r1", "t1")
+    await store.append_many("r1", [STARTED, step(1), step(2)])
+    batches: list[list[StoredEvent]] = []
+
+    async def reader() -> None:
+        async for batch in store.read_batches("r1", after=1):
+            batches.append(batch)
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(reader)
+            while not batches:
+                await anyio.sleep(0.01)
+            await store.append_many("r1", [step(3), FINISHED])
+            await store.finish("r1")
+    assert batches[0] == [StoredEvent(2, step(1)), StoredEvent(3, step(2))]
+    assert [item for batch in batches[1:] for item in batch] == [
+        StoredEvent(4, step(3)),
+        StoredEvent(5, FINISHED),
+    ]
+
+
 async def test_last_position(store: RunStore) -> None:
     await store.create("r1", "t1")
     assert await store.last_position("r1") == 0

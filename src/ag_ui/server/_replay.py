@@ -54,26 +54,29 @@ async def run_frames(
 ) -> AsyncIterator[bytes]:
     """The frames of run ``key`` after position ``after``, live until its terminal event."""
     try:
-        async with closing(store.read(key, after)) as stored:
+        async with closing(store.read_batches(key, after)) as batches:
             if encoder.is_protobuf:
-                async for item in stored:
-                    yield encoder.encode_binary(item.event)
+                async for batch in batches:
+                    yield b"".join([encoder.encode_binary(item.event) for item in batch])
             else:
                 # The hot loop of every detached stream: the id prefix is encoded once (keys are
                 # [A-Za-z0-9_-]: minted here or matched by the connect endpoint), each event is
-                # serialized straight to JSON bytes (the encoder's fast path).
+                # serialized straight to JSON bytes (the encoder's fast path), and a batch of
+                # stored events leaves as one chunk.
                 prefix = b"id: " + key.encode() + b":"
-                async for item in stored:
-                    event = item.event
-                    yield b"".join(
-                        (
+                parts: list[bytes] = []
+                async for batch in batches:
+                    for item in batch:
+                        event = item.event
+                        parts += (
                             prefix,
                             str(item.position).encode(),
                             b"\ndata: ",
                             event.__pydantic_serializer__.to_json(event, by_alias=True),
                             b"\n\n",
                         )
-                    )
+                    yield b"".join(parts)
+                    parts.clear()
     except StoreUnavailableError as exc:
         logger.error("run %s: the run store became unreachable while streaming: %s", key, exc)
         yield frame(encoder, _store_lost(), None, 0)

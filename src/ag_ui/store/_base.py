@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ag_ui.core.errors import AGUIError
 from ag_ui.core.events import Event
@@ -66,8 +66,10 @@ class RunRecord:
     finished: bool = False
 
 
-@dataclass(frozen=True)
-class StoredEvent:
+class StoredEvent(NamedTuple):
+    """One stored event and its position (a tuple: readers make one per event, and a tuple is
+    several times cheaper to build than a frozen dataclass)."""
+
     position: int
     event: Event
 
@@ -116,6 +118,12 @@ class RunStore(abc.ABC):
         cannot hold events it never saw, and replaying from the start would duplicate what the
         caller has. Raises ``RunNotFoundError`` or ``HistoryTrimmedError``.
         """
+
+    async def read_batches(self, run_id: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
+        """``read`` in batches: whatever is available at once (what a streaming response
+        writes in one go). The default wraps ``read`` one event at a time."""
+        async for item in self.read(run_id, after):
+            yield [item]
 
     async def aclose(self) -> None:  # noqa: B027 - a store without resources needs no close
         """Release connections and background resources."""

@@ -223,6 +223,11 @@ class RedisRunStore(RunStore):
         return _position(first[0][0]), _position(last[0][0])
 
     async def read(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+        async for batch in self.read_batches(run_id, after):
+            for item in batch:
+                yield item
+
+    async def read_batches(self, run_id: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
         record = await self.get(run_id)
         stream = self._stream(run_id)
         first, last = await self._bounds(stream)
@@ -246,15 +251,23 @@ class RedisRunStore(RunStore):
                 if not entries:
                     finished = (await self.get(run_id)).finished  # also notices expiry
                     continue
+            batch: list[StoredEvent] = []
+            ended = False
             for entry_id, fields in entries:
                 entry_position = _position(entry_id)
                 if entry_position != position + 1:  # trimmed while the reader was slow
+                    if batch:
+                        yield batch
                     raise HistoryTrimmedError(run_id, position, entry_position)
                 position = entry_position
                 event = parse_event(fields[b"e"])
-                yield StoredEvent(position, event)
+                batch.append(StoredEvent(position, event))
                 if event.type in _TERMINAL:
-                    return
+                    ended = True
+                    break
+            yield batch
+            if ended:
+                return
 
     async def aclose(self) -> None:
         if self._owns_client:
