@@ -16,7 +16,8 @@ from ag_ui.client import HttpAgent
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput
 from ag_ui.core.errors import RunError
 from ag_ui.server import RunContext, create_app
-from ag_ui.store import InMemoryRunStore, RedisRunStore
+from ag_ui.server._store_writer import LiveFeed
+from ag_ui.store import InMemoryRunStore, RedisRunStore, StoredEvent
 from tests.redis_helpers import RedisServer, free_port
 
 from .resume_helpers import FAST, lifespan, serve, sse_events, sse_ids
@@ -300,3 +301,39 @@ def test_keepalives_reach_a_client_of_a_detached_run() -> None:
         'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}',
         "",
     ]
+
+
+def test_a_slow_first_reader_falls_back_from_the_live_feed_to_the_store() -> None:
+    """Over uvicorn: the agent streams 20,000 1-KiB events (more than the loopback buffers
+    hold) while the client reads nothing; the live feed of its connection overflows (limit
+    4,096 events), the rest is read back from the store: every position arrives once, in order.
+    """
+    done = threading.Event()
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        for n in range(20000):
+            yield CustomEvent(name="blob", value=f"{n:06d}" + "x" * 1024)
+        done.set()
+
+    app = create_app(agent, store=InMemoryRunStore(), keepalive=None)
+    with (
+        serve(app) as url,
+        httpx.Client(timeout=30) as http,
+        http.stream("POST", f"{url}/agent", json=BODY) as response,
+    ):
+        assert done.wait(20)  # the whole run is stored before the client reads a byte
+        text = "".join(response.iter_text())
+    key = response.headers["ag-ui-resume-key"]
+    assert sse_ids(text) == [f"{key}:{n}" for n in range(1, 20003)]
+    values = [e["value"][:6] for e in sse_events(text) if e["type"] == "CUSTOM"]
+    assert values == [f"{n:06d}" for n in range(20000)]
+
+
+async def test_a_live_feed_past_its_limit_closes_and_says_so() -> None:
+    feed = LiveFeed(limit=3)
+    feed.push([StoredEvent(1, CustomEvent(name="a", value=1))])
+    feed.push([StoredEvent(n, CustomEvent(name="a", value=n)) for n in (2, 3, 4)])
+    assert (feed.overflowed, feed.closed) == (True, True)
+    assert [batch async for batch in feed.batches()] == []
+    feed.push([StoredEvent(5, CustomEvent(name="a", value=5))])  # ignored once closed
+    assert [batch async for batch in feed.batches()] == []

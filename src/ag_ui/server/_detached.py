@@ -99,6 +99,7 @@ class DetachedRuns:
 async def run_detached(
     store: RunStore,
     key: str,
+    writer: StoreWriter,
     agent: Agent,
     run_input: RunAgentInput,
     *,
@@ -108,10 +109,10 @@ async def run_detached(
     auth: Any,
     request: Any,
 ) -> None:
-    """Run ``agent`` with its events appended to ``store`` under ``key``; never raises except
-    for cancellation. The store is told the run finished whatever happens."""
+    """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
+    never raises except for cancellation. The store is told the run finished whatever
+    happens."""
     guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
-    writer = StoreWriter(store, key)
     failure: Optional[Exception] = None
     try:
         async with anyio.create_task_group() as tasks:

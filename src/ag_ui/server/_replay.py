@@ -18,18 +18,27 @@ from typing import Optional
 import anyio
 from starlette.types import Receive, Send
 
-from ag_ui.core.events import BaseEvent, RunErrorEvent
+from ag_ui.core.events import BaseEvent, EventType, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._asgi import Writer, closing, watch_disconnect
 from ag_ui.server._detached import RUN_EXPIRED_CODE, STORE_UNAVAILABLE_CODE
 from ag_ui.server._outbox import Outbox
-from ag_ui.store import HistoryTrimmedError, RunNotFoundError, RunStore, StoreUnavailableError
+from ag_ui.server._store_writer import LiveFeed
+from ag_ui.store import (
+    HistoryTrimmedError,
+    RunNotFoundError,
+    RunStore,
+    StoredEvent,
+    StoreUnavailableError,
+)
 
 __all__ = [
     "HISTORY_TRIMMED_CODE",
     "RESUME_AFTER_HEADER",
     "RESUME_KEY_HEADER",
+    "BatchEncoder",
     "frame",
+    "live_frames",
     "run_frames",
     "stream_response",
 ]
@@ -39,6 +48,7 @@ logger = logging.getLogger("ag_ui.server")
 RESUME_KEY_HEADER = "ag-ui-resume-key"
 RESUME_AFTER_HEADER = "ag-ui-resume-after"
 HISTORY_TRIMMED_CODE = "history_trimmed"
+_TERMINAL = (EventType.RUN_FINISHED, EventType.RUN_ERROR)
 
 
 def frame(encoder: EventEncoder, event: BaseEvent, key: Optional[str], position: int) -> bytes:
@@ -49,34 +59,63 @@ def frame(encoder: EventEncoder, event: BaseEvent, key: Optional[str], position:
     return encoder.encode_sse(event, event_id=event_id)
 
 
+class BatchEncoder:
+    """Encodes batches of stored events into one chunk: SSE frames with ``id: key:position``
+    or protobuf frames. The hot loop of every detached stream: the id prefix is encoded once
+    (keys are [A-Za-z0-9_-]: minted here or matched by the connect endpoint) and each event is
+    serialized straight to JSON bytes (the encoder's fast path)."""
+
+    def __init__(self, encoder: EventEncoder, key: str) -> None:
+        self._encoder = encoder
+        self._prefix = b"id: " + key.encode() + b":"
+
+    def __call__(self, batch: list[StoredEvent]) -> bytes:
+        if self._encoder.is_protobuf:
+            return b"".join([self._encoder.encode_binary(item.event) for item in batch])
+        prefix = self._prefix
+        parts: list[bytes] = []
+        for position, event in batch:
+            parts += (
+                prefix,
+                str(position).encode(),
+                b"\ndata: ",
+                event.__pydantic_serializer__.to_json(event, by_alias=True),
+                b"\n\n",
+            )
+        return b"".join(parts)
+
+
+async def live_frames(
+    feed: LiveFeed, store: RunStore, key: str, encoder: EventEncoder
+) -> AsyncIterator[bytes]:
+    """The frames of a run this process is producing: from its writer's feed as they are
+    stored; if the feed ends before the terminal event (overflow, shutdown, a store failure),
+    from the store after the last position sent."""
+    encode = BatchEncoder(encoder, key)
+    position = 0
+    try:
+        async with closing(feed.batches()) as batches:
+            async for batch in batches:
+                yield encode(batch)
+                position, last = batch[-1]
+                if last.type in _TERMINAL:
+                    return
+    finally:
+        feed.close()  # a reader that left takes nothing more from the writer
+    async with closing(run_frames(store, key, position, encoder)) as rest:
+        async for chunk in rest:
+            yield chunk
+
+
 async def run_frames(
     store: RunStore, key: str, after: int, encoder: EventEncoder
 ) -> AsyncIterator[bytes]:
     """The frames of run ``key`` after position ``after``, live until its terminal event."""
+    encode = BatchEncoder(encoder, key)
     try:
         async with closing(store.read_batches(key, after)) as batches:
-            if encoder.is_protobuf:
-                async for batch in batches:
-                    yield b"".join([encoder.encode_binary(item.event) for item in batch])
-            else:
-                # The hot loop of every detached stream: the id prefix is encoded once (keys are
-                # [A-Za-z0-9_-]: minted here or matched by the connect endpoint), each event is
-                # serialized straight to JSON bytes (the encoder's fast path), and a batch of
-                # stored events leaves as one chunk.
-                prefix = b"id: " + key.encode() + b":"
-                parts: list[bytes] = []
-                async for batch in batches:
-                    for item in batch:
-                        event = item.event
-                        parts += (
-                            prefix,
-                            str(item.position).encode(),
-                            b"\ndata: ",
-                            event.__pydantic_serializer__.to_json(event, by_alias=True),
-                            b"\n\n",
-                        )
-                    yield b"".join(parts)
-                    parts.clear()
+            async for batch in batches:
+                yield encode(batch)
     except StoreUnavailableError as exc:
         logger.error("run %s: the run store became unreachable while streaming: %s", key, exc)
         yield frame(encoder, _store_lost(), None, 0)

@@ -34,7 +34,12 @@ from ag_ui.server._asgi import Writer, read_body, send_error, send_json, watch_d
 from ag_ui.server._connect import ConnectEndpoint, Principal, default_principal, store_unavailable
 from ag_ui.server._detached import DetachedRuns, run_detached
 from ag_ui.server._outbox import Outbox
-from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, run_frames, stream_response
+from ag_ui.server._replay import (
+    RESUME_AFTER_HEADER,
+    RESUME_KEY_HEADER,
+    live_frames,
+    stream_response,
+)
 from ag_ui.server._request import (
     DEFAULT_MAX_BODY_SIZE,
     check_content_type,
@@ -43,6 +48,7 @@ from ag_ui.server._request import (
     parse_body,
 )
 from ag_ui.server._runner import Agent, run_agent
+from ag_ui.server._store_writer import LiveFeed, StoreWriter
 from ag_ui.store import RunStore, StoreFullError, StoreUnavailableError
 
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
@@ -168,13 +174,13 @@ class AgentEndpoint:
                 return  # the client left while sending
             run_input = parse_body(body)
             if self.store is not None:
-                key = await self._create_detached(self.store, request, run_input, auth)
+                key, feed = await self._create_detached(self.store, request, run_input, auth)
         except RequestRejectedError as rejection:
             await send_error(send, rejection)
             return
         if self.store is not None:
             encoder = EventEncoder(accept=request.headers.get("accept"))
-            frames = run_frames(self.store, key, 0, encoder)
+            frames = live_frames(feed, self.store, key, encoder)
             headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: "0"}
             await stream_response(
                 receive, send, frames, encoder=encoder, keepalive=self.keepalive, headers=headers
@@ -184,8 +190,9 @@ class AgentEndpoint:
 
     async def _create_detached(
         self, store: RunStore, request: Request, run_input: RunAgentInput, auth: Any
-    ) -> str:
-        """Register the run under a fresh unguessable key and start it; returns the key."""
+    ) -> tuple[str, LiveFeed]:
+        """Register the run under a fresh unguessable key and start it; returns the key and
+        a feed of its events as they are stored (for this request's response)."""
         if not self.detached_runs.running:
             logger.error(
                 "detached runs are not being served: enter AgentEndpoint.lifespan() in the "
@@ -209,11 +216,14 @@ class AgentEndpoint:
         except StoreUnavailableError as exc:
             logger.error("run store unreachable, run refused: %s", exc)
             raise store_unavailable() from None
+        writer = StoreWriter(store, key)
+        feed = writer.attach()
         self.detached_runs.start(
             functools.partial(
                 run_detached,
                 store,
                 key,
+                writer,
                 self.agent,
                 run_input,
                 run_ttl=self.run_ttl,
@@ -223,7 +233,7 @@ class AgentEndpoint:
                 request=request,
             )
         )
-        return key
+        return key, feed
 
     async def _authorize(self, request: Request) -> Any:
         if self.authorize is None:
