@@ -11,7 +11,9 @@ from typing import Optional
 
 import anyio
 
+from ag_ui.core.decoding import parse_event
 from ag_ui.core.events import Event
+from ag_ui.encoder.encoder import event_to_json
 from ag_ui.store._base import (
     HistoryTrimmedError,
     RunNotFoundError,
@@ -28,7 +30,9 @@ __all__ = ["InMemoryRunStore"]
 class _Run:
     record: RunRecord
     created: float
-    events: deque[Event] = field(default_factory=deque)
+    # Wire JSON, not models: ~5x less memory per event and nothing for the garbage collector
+    # to walk (a long run would otherwise slow every collection); parsed again when read.
+    events: deque[bytes] = field(default_factory=deque)
     first_position: int = 1  # position of events[0]; grows when the bound trims old events
     finished_at: Optional[float] = None
     # Replaced on every change; readers wait on the one they saw (no lost wake-ups).
@@ -112,7 +116,7 @@ class InMemoryRunStore(RunStore):
         run = self._live(run_id)
         if run.finished_at is not None:
             raise ValueError(f"run {run_id!r} is finished; nothing can be appended")
-        run.events.append(event)
+        run.events.append(event_to_json(event))
         if len(run.events) > self.max_events_per_run:
             run.events.popleft()
             run.first_position += 1
@@ -123,7 +127,7 @@ class InMemoryRunStore(RunStore):
         run = self._live(run_id)
         if run.finished_at is not None:
             raise ValueError(f"run {run_id!r} is finished; nothing can be appended")
-        run.events.extend(events)
+        run.events.extend([event_to_json(event) for event in events])
         excess = len(run.events) - self.max_events_per_run
         for _ in range(max(excess, 0)):
             run.events.popleft()
@@ -170,7 +174,10 @@ class InMemoryRunStore(RunStore):
                 # The newest ``count`` events, walked from the right end: O(count), not O(run).
                 events = list(itertools.islice(reversed(run.events), count))
                 events.reverse()
-                yield [StoredEvent(position + n, e) for n, e in enumerate(events, start=1)]
+                yield [
+                    StoredEvent(position + n, parse_event(raw))
+                    for n, raw in enumerate(events, start=1)
+                ]
                 position += count
                 continue
             if run.finished_at is not None:
