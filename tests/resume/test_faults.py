@@ -154,6 +154,9 @@ async def test_redis_lost_mid_run_ends_the_run_with_run_error(
                 group.start_soon(kill_redis)
                 with anyio.fail_after(15), pytest.raises(RunError) as caught:
                     await agent.run_agent(run_id="r1")
+            with anyio.fail_after(10):  # the server's run task ends by itself too
+                while app.state.endpoint.detached_runs.active:
+                    await anyio.sleep(0.01)
         assert caught.value.code == "store_unavailable"
         assert str(caught.value.message) == (
             "The run store became unreachable; the rest of the run is lost."
