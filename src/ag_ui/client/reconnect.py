@@ -93,10 +93,10 @@ async def resumable_events(
                 return
             failure = ConnectionLostError("the stream ended before the run's terminal event")
         except (ConnectionLostError, IdleTimeoutError) as exc:
-            if ended or signal.aborted or not cursor.resumable:
-                if ended or signal.aborted:
-                    return
-                raise
+            if not cursor.resumable:
+                raise  # a plain AG-UI server: the run decides, as without resuming
+            if ended or signal.aborted:
+                return  # nothing was lost
             failure = exc
         except HTTPStatusError as exc:
             if first or exc.status not in _RETRYABLE_STATUS:
