@@ -57,7 +57,8 @@ logger = logging.getLogger("ag_ui.server")
 
 Authorize = Callable[[Request], Union[Any, Awaitable[Any]]]
 """A hook run before the body is read. Raise ``RequestRejectedError(401 or 403, ...)`` to refuse,
-return ``False`` for a plain 403, or return anything else (available as ``ctx.auth``)."""
+return ``False`` for a plain 403, or return anything else (available as ``ctx.auth``; with a
+store, ``principal`` turns it into the owner of the run, docs/resume.md)."""
 
 CapabilitiesSource = Union[
     AgentCapabilities, Callable[[], Union[AgentCapabilities, Awaitable[AgentCapabilities]]]
