@@ -248,18 +248,27 @@ def _decode_special(type_name: str, arm: Any, wire: dict[str, Any]) -> None:
                 raise WireProblem("carries both string content and content parts")
             wire["content"] = arm.content
         else:
-            wire["content"] = content.parts_from_proto(arm.content_parts)
+            try:
+                wire["content"] = content.parts_from_proto(arm.content_parts)
+            except WireProblem as exc:
+                raise exc.at("content_parts") from None
     elif type_name == "STATE_DELTA":
-        wire["delta"] = content.patch_from_proto(arm.delta)
+        try:
+            wire["delta"] = content.patch_from_proto(arm.delta)
+        except WireProblem as exc:
+            raise exc.at("delta") from None
     elif type_name == "ACTIVITY_DELTA":
-        wire["patch"] = content.patch_from_proto(arm.patch)
+        try:
+            wire["patch"] = content.patch_from_proto(arm.patch)
+        except WireProblem as exc:
+            raise exc.at("patch") from None
     elif type_name == "MESSAGES_SNAPSHOT":
         messages = []
         for index, message in enumerate(arm.messages):
             try:
                 messages.append(content.message_from_proto(message))
             except WireProblem as exc:
-                raise exc.at(f"messages[{index}]") from None
+                raise exc.at(f"[{index}]").at("messages") from None
         wire["messages"] = messages
     elif type_name == "RUN_STARTED":
         if arm.HasField("input"):
@@ -297,7 +306,10 @@ def _decode_run_outcome(arm: Any, wire: dict[str, Any]) -> None:
 
 
 def _malformed(problem: WireProblem, prefix: str = "") -> MalformedFrameError:
-    path = ".".join(part for part in [prefix, *problem.path] if part).replace(".[", "[")
+    path = ""
+    for part in (prefix, *problem.path):
+        if part:
+            path += part if part.startswith("[") or not path else "." + part
     return MalformedFrameError(problem.reason, field_path=path or None)
 
 
@@ -339,15 +351,18 @@ def wire_dict(data: bytes) -> dict[str, Any]:
             field_path=f"{arm_name}.base_event.type",
         )
     wire: dict[str, Any] = {"type": plan.type_name}
+    if base.HasField("timestamp"):
+        wire["timestamp"] = base.timestamp
     try:
-        if base.HasField("timestamp"):
-            wire["timestamp"] = base.timestamp
         if base.HasField("raw_event"):
             wire["rawEvent"] = value_to_python(base.raw_event)
+    except WireProblem as exc:
+        raise _malformed(exc, f"{arm_name}.base_event.raw_event") from None
+    try:
         if base.HasField("metadata"):
             wire["metadata"] = struct_to_dict(base.metadata)
     except WireProblem as exc:
-        raise _malformed(exc, f"{arm_name}.base_event") from None
+        raise _malformed(exc, f"{arm_name}.base_event.metadata") from None
     for name, key, required in plan.scalars:
         value = getattr(arm, name)
         # An implicit string is "" when unset; that only means "absent" for a field with a
@@ -360,10 +375,16 @@ def wire_dict(data: bytes) -> dict[str, Any]:
     try:
         for name, key, _required in plan.values:
             if arm.HasField(name):
-                wire[key] = value_to_python(getattr(arm, name))
+                try:
+                    wire[key] = value_to_python(getattr(arm, name))
+                except WireProblem as exc:
+                    raise exc.at(name) from None
         for name, key in plan.structs:
             if arm.HasField(name):
-                wire[key] = struct_to_dict(getattr(arm, name))
+                try:
+                    wire[key] = struct_to_dict(getattr(arm, name))
+                except WireProblem as exc:
+                    raise exc.at(name) from None
         if plan.type_name in _SPECIAL_FIELDS:
             _decode_special(plan.type_name, arm, wire)
     except WireProblem as exc:

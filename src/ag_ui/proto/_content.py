@@ -170,15 +170,17 @@ def parts_from_proto(repeated: Any) -> list[dict[str, Any]]:
         part: dict[str, Any] = {"type": kind}
         if arm.HasField("id"):
             part["id"] = arm.id
+        field = "source"
         try:
             if kind == "text":
                 part["text"] = arm.text
             elif arm.HasField("source"):
                 part["source"] = _source_from_proto(arm.source)
+            field = "metadata"
             if arm.HasField("metadata"):
                 part["metadata"] = value_to_python(arm.metadata)
         except WireProblem as exc:
-            raise exc.at(f"[{index}].{kind}") from None
+            raise exc.at(field).at(kind).at(f"[{index}]") from None
         parts.append(part)
     return parts
 
@@ -257,7 +259,10 @@ def message_from_proto(message: Any) -> dict[str, Any]:
     if has_string:
         wire["content"] = message.content
     elif uses_parts:
-        wire["content"] = parts_from_proto(message.content_parts)
+        try:
+            wire["content"] = parts_from_proto(message.content_parts)
+        except WireProblem as exc:
+            raise exc.at("content_parts") from None
     elif has_map:
         wire["content"] = struct_to_dict(message.activity_content)
     _copy_present(message, wire, _MESSAGE_OPTIONAL)
@@ -320,7 +325,7 @@ def input_from_proto(message: Any) -> dict[str, Any]:
         try:
             messages.append(message_from_proto(item))
         except WireProblem as exc:
-            raise exc.at(f"messages[{index}]") from None
+            raise exc.at(f"[{index}]").at("messages") from None
     wire["messages"] = messages
     tools = []
     for tool in message.tools:
@@ -412,6 +417,6 @@ def patch_from_proto(repeated: Any) -> list[dict[str, Any]]:
             try:
                 operation["value"] = value_to_python(message.value)
             except WireProblem as exc:
-                raise exc.at(f"[{index}].value") from None
+                raise exc.at("value").at(f"[{index}]") from None
         operations.append(operation)
     return operations
