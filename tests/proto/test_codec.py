@@ -224,3 +224,19 @@ def test_message_content_carriers_must_match_the_role() -> None:
         decode_event(message.SerializeToString())
     assert caught.value.field_path == "messages_snapshot.messages[0]"
     assert caught.value.reason == 'a "assistant" message carries content parts (that role has none)'
+
+
+def test_unencodable_strings_and_unvalidated_models_give_encoding_errors() -> None:
+    with pytest.raises(EncodingError, match="TEXT_MESSAGE_CONTENT"):
+        encode_event(TextMessageContentEvent(message_id="m", delta="\ud800"))  # lone surrogate
+    built = TextMessageContentEvent.model_construct(message_id="m", delta=7, timestamp=1.5)
+    with pytest.raises(EncodingError, match="TEXT_MESSAGE_CONTENT"):
+        encode_event(built)
+
+
+def test_a_message_missing_a_required_field_is_an_encoding_error() -> None:
+    snapshot = MessagesSnapshotEvent.model_construct(messages=[{"role": "user", "content": "x"}])
+    with pytest.raises(
+        EncodingError, match="MESSAGES_SNAPSHOT: cannot encode as protobuf: KeyError"
+    ):
+        encode_event(snapshot)

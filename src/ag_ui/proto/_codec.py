@@ -161,8 +161,12 @@ def event_message(event: BaseEvent) -> Any:
             encode_nested(plan.type_name, event, arm)
     except EncodingError as exc:
         raise encoding_error(exc, f"{plan.type_name} {where}") from None
-    except (TypeError, ValueError) as exc:
-        raise EncodingError(f"{plan.type_name}: cannot encode as protobuf: {exc}") from None
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        # Only reachable with models built without validation (model_construct) or mutated
+        # after it: say which event could not be encoded instead of leaking a raw error.
+        raise EncodingError(
+            f"{plan.type_name}: cannot encode as protobuf: {type(exc).__name__}: {exc}"
+        ) from None
     return envelope
 
 
