@@ -39,11 +39,13 @@ def _length(data: bytes, pos: int) -> tuple[int, int]:
 
 def _value(data: bytes, pos: int, end: int) -> Any:
     """The JSON value of the Value message in ``data[pos:end]`` (exactly one kind field)."""
-    if pos >= end:
-        raise Unreadable("empty Value")
+    # Lengths under 128 (one byte) are read inline: this runs once per JSON node.
     tag = data[pos]
     if tag == 0x1A:  # string_value
-        size, start = _length(data, pos + 1)
+        size = data[pos + 1]
+        start = pos + 2
+        if size > 0x7F:
+            size, start = _length(data, pos + 1)
         if start + size != end:
             raise Unreadable("string_value")
         return data[start:end].decode()
@@ -54,26 +56,14 @@ def _value(data: bytes, pos: int, end: int) -> Any:
         if number.is_integer() and -_MAX_SAFE <= number <= _MAX_SAFE:
             return int(number)
         return number
-    if tag == 0x2A:  # struct_value
-        size, start = _length(data, pos + 1)
+    if tag == 0x2A or tag == 0x32:  # struct_value, list_value
+        size = data[pos + 1]
+        start = pos + 2
+        if size > 0x7F:
+            size, start = _length(data, pos + 1)
         if start + size != end:
-            raise Unreadable("struct_value")
-        return _struct(data, start, end)
-    if tag == 0x32:  # list_value
-        size, start = _length(data, pos + 1)
-        if start + size != end:
-            raise Unreadable("list_value")
-        items = []
-        while start < end:
-            if data[start] != 0x0A:
-                raise Unreadable("ListValue field")
-            size, start = _length(data, start + 1)
-            stop = start + size
-            if stop > end:
-                raise Unreadable("ListValue value")
-            items.append(_value(data, start, stop))
-            start = stop
-        return items
+            raise Unreadable("container length")
+        return _struct(data, start, end) if tag == 0x2A else _list(data, start, end)
     if tag == 0x20 and pos + 2 == end and data[pos + 1] < 2:  # bool_value
         return data[pos + 1] == 1
     if tag == 0x08 and pos + 2 == end:  # null_value
@@ -81,22 +71,50 @@ def _value(data: bytes, pos: int, end: int) -> Any:
     raise Unreadable(f"Value tag {tag}")
 
 
+def _list(data: bytes, pos: int, end: int) -> list[Any]:
+    items: list[Any] = []
+    append = items.append
+    while pos < end:
+        if data[pos] != 0x0A:
+            raise Unreadable("ListValue field")
+        size = data[pos + 1]
+        pos += 2
+        if size > 0x7F:
+            size, pos = _length(data, pos - 1)
+        stop = pos + size
+        if stop > end or pos == stop:
+            raise Unreadable("ListValue value")
+        append(_value(data, pos, stop))
+        pos = stop
+    return items
+
+
 def _struct(data: bytes, pos: int, end: int) -> dict[str, Any]:
     result = {}
     while pos < end:
+        # One map entry: field 1 of the Struct, holding key (1) then value (2).
         if data[pos] != 0x0A:
             raise Unreadable("Struct field")
-        size, pos = _length(data, pos + 1)
+        size = data[pos + 1]
+        pos += 2
+        if size > 0x7F:
+            size, pos = _length(data, pos - 1)
         stop = pos + size
-        if stop > end or data[pos] != 0x0A:  # an entry: key (1) then value (2)
+        if stop > end or data[pos] != 0x0A:
             raise Unreadable("Struct entry")
-        size, pos = _length(data, pos + 1)
+        size = data[pos + 1]
+        pos += 2
+        if size > 0x7F:
+            size, pos = _length(data, pos - 1)
         key = data[pos : pos + size].decode()
         pos += size
-        if pos >= stop or data[pos] != 0x12:
+        if pos + 2 > stop or data[pos] != 0x12:
             raise Unreadable("Struct entry value")
-        size, pos = _length(data, pos + 1)
-        if pos + size != stop:
+        size = data[pos + 1]
+        pos += 2
+        if size > 0x7F:
+            size, pos = _length(data, pos - 1)
+        if pos + size != stop or pos == stop:
             raise Unreadable("Struct entry value length")
         result[key] = _value(data, pos, stop)
         pos = stop
