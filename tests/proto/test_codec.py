@@ -176,3 +176,67 @@ def test_equal_events_give_equal_bytes_whatever_the_key_order() -> None:
     one = StateSnapshotEvent(snapshot={"a": 1, "b": {"x": 1, "y": 2}})
     two = StateSnapshotEvent(snapshot={"b": {"y": 2, "x": 1}, "a": 1})
     assert encode_event(one) == encode_event(two)
+
+
+def _custom_with_empty_value_inside() -> bytes:
+    message = events_pb2.Event()
+    custom = message.custom
+    custom.base_event.type = events_pb2.CUSTOM
+    custom.value.struct_value.fields["a"].list_value.values.add()  # a Value with no kind
+    return message.SerializeToString()
+
+
+def _user_part_with_empty_metadata() -> bytes:
+    message = events_pb2.Event()
+    started = message.run_started
+    started.base_event.type = events_pb2.RUN_STARTED
+    user = started.input.messages.add(id="u", role="user")
+    user.content_parts.add().image.metadata.SetInParent()
+    return message.SerializeToString()
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        (_custom_with_empty_value_inside(), "custom.value['a'][0]"),
+        (
+            _user_part_with_empty_metadata(),
+            "run_started.input.messages[0].content_parts[0].image.metadata",
+        ),
+    ],
+)
+def test_an_empty_value_is_reported_with_its_path(data: bytes, path: str) -> None:
+    with pytest.raises(MalformedFrameError) as caught:
+        decode_event(data)
+    assert caught.value.field_path == path
+    assert (
+        caught.value.reason == "google.protobuf.Value has no kind set (an empty Value is not JSON)"
+    )
+
+
+def test_message_content_carriers_must_match_the_role() -> None:
+    message = events_pb2.Event()
+    snapshot = message.messages_snapshot
+    snapshot.base_event.type = events_pb2.MESSAGES_SNAPSHOT
+    assistant = snapshot.messages.add(id="a", role="assistant")
+    assistant.content_parts.add().text.text = "x"
+    with pytest.raises(MalformedFrameError) as caught:
+        decode_event(message.SerializeToString())
+    assert caught.value.field_path == "messages_snapshot.messages[0]"
+    assert caught.value.reason == 'a "assistant" message carries content parts (that role has none)'
+
+
+def test_unencodable_strings_and_unvalidated_models_give_encoding_errors() -> None:
+    with pytest.raises(EncodingError, match="TEXT_MESSAGE_CONTENT"):
+        encode_event(TextMessageContentEvent(message_id="m", delta="\ud800"))  # lone surrogate
+    built = TextMessageContentEvent.model_construct(message_id="m", delta=7, timestamp=1.5)
+    with pytest.raises(EncodingError, match="TEXT_MESSAGE_CONTENT"):
+        encode_event(built)
+
+
+def test_a_message_missing_a_required_field_is_an_encoding_error() -> None:
+    snapshot = MessagesSnapshotEvent.model_construct(messages=[{"role": "user", "content": "x"}])
+    with pytest.raises(
+        EncodingError, match="MESSAGES_SNAPSHOT: cannot encode as protobuf: KeyError"
+    ):
+        encode_event(snapshot)

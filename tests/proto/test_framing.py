@@ -260,3 +260,13 @@ def test_corrupted_streams_only_ever_raise_decode_errors(position: int, value: i
     corrupted = bytearray(STREAM)
     corrupted[position % len(corrupted)] = value
     _drain(FrameDecoder(), bytes(corrupted))
+
+
+def test_a_value_with_two_kinds_is_refused_like_typescript_does() -> None:
+    value = b"\x1a\x01a" + b"\x11" + bytes(8)  # string_value "a" and number_value 0
+    arm = bytes.fromhex("0a02080a") + b"\x12\x01n" + b"\x1a" + bytes([len(value)]) + value
+    message = b"\x5a" + bytes([len(arm)]) + arm  # envelope field 11: custom
+    with pytest.raises(MalformedFrameError) as caught:
+        FrameDecoder().feed(_frame(message))
+    assert caught.value.field_path == "custom.value"
+    assert caught.value.reason == "oneof 'kind' carries two arms: string_value and number_value"

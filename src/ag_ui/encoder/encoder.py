@@ -69,9 +69,10 @@ class EventEncoder:
 
     def __init__(self, accept: Optional[str] = None) -> None:
         self.accept = accept
-        self.media_type = negotiate_media_type(
-            accept, protobuf_available=_protobuf_codec() is not None
-        )
+        codec = _protobuf_codec()
+        self.media_type = negotiate_media_type(accept, protobuf_available=codec is not None)
+        # Looked up once: encode_binary runs per event.
+        self._encode_frame = codec.encode_frame if self.media_type == AGUI_MEDIA_TYPE else None
 
     def get_content_type(self) -> str:
         """The response ``Content-Type``: ``text/event-stream`` or the protobuf media type."""
@@ -100,8 +101,9 @@ class EventEncoder:
 
         Protobuf frames carry no id; resumable streams pass the position out of band.
         """
-        if self.is_protobuf:
-            return bytes(_protobuf_codec().encode_frame(_as_event(event)))
+        if self._encode_frame is not None:
+            frame: bytes = self._encode_frame(_as_event(event))
+            return frame
         return self.encode_sse(event, event_id=event_id)
 
     def encode_keepalive(self, comment: str = "keepalive") -> bytes:

@@ -178,12 +178,14 @@ def encode_flat(event: BaseEvent) -> Optional[bytes]:
     plan = _PLANS.get(event_type.value if isinstance(event_type, EventType) else event_type)
     if plan is None or event.raw_event is not None or event.metadata is not None:
         return None
-    timestamp = event.timestamp
-    base = plan.base_type
-    if timestamp is not None:
-        base += b"\x10" + _varint(timestamp & 0xFFFFFFFFFFFFFFFF)
-    out = [b"\x0a", _SMALL_LENGTHS[len(base)], base]
     try:
+        timestamp = event.timestamp
+        base = plan.base_type
+        if timestamp is not None:
+            if not -_MAX_SAFE <= timestamp <= _MAX_SAFE:
+                return None
+            base += b"\x10" + _varint(timestamp & 0xFFFFFFFFFFFFFFFF)
+        out = [b"\x0a", _SMALL_LENGTHS[len(base)], base]
         for field in plan.fields:
             value = getattr(event, field.name)
             if value is None:
@@ -192,8 +194,8 @@ def encode_flat(event: BaseEvent) -> Optional[bytes]:
             if field.implicit and not encoded:
                 continue
             out += (field.tag, _varint(len(encoded)), encoded)
-    except (AttributeError, UnicodeEncodeError):
-        return None  # not a str, or a lone surrogate: the general path reports it
+    except (AttributeError, TypeError, UnicodeEncodeError):
+        return None  # not a str/int, or a lone surrogate: the general path reports it
     inner = b"".join(out)
     return plan.arm_tag + _varint(len(inner)) + inner
 

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from ag_ui.core.errors import EncodingError
+from ag_ui.proto._value_bytes import Unreadable, read_struct, read_value
 
 __all__ = [
     "MAX_SAFE_INTEGER",
@@ -123,6 +124,17 @@ def encoding_error(exc: EncodingError, where: str) -> EncodingError:
 def value_to_python(message: Any) -> Any:
     """The JSON value held by a ``google.protobuf.Value``."""
     kind = message.WhichOneof("kind")
+    if kind == "struct_value" or kind == "list_value":
+        # Containers: reading the re-serialized bytes beats a upb call per node (see
+        # _value_bytes); the walk below stays the reference and the error path.
+        try:
+            return read_value(message.SerializeToString())
+        except Unreadable:
+            pass
+    return _walk_value(message, kind)
+
+
+def _walk_value(message: Any, kind: Any) -> Any:
     if kind == "string_value":
         return message.string_value
     if kind == "number_value":
@@ -133,12 +145,12 @@ def value_to_python(message: Any) -> Any:
     if kind == "bool_value":
         return message.bool_value
     if kind == "struct_value":
-        return struct_to_dict(message.struct_value)
+        return _walk_struct(message.struct_value)
     if kind == "list_value":
         items = []
         for index, item in enumerate(message.list_value.values):
             try:
-                items.append(value_to_python(item))
+                items.append(_walk_value(item, item.WhichOneof("kind")))
             except WireProblem as exc:
                 raise exc.at(f"[{index}]") from None
         return items
@@ -149,10 +161,17 @@ def value_to_python(message: Any) -> Any:
 
 def struct_to_dict(struct: Any) -> dict[str, Any]:
     """The JSON object held by a ``google.protobuf.Struct``."""
+    try:
+        return read_struct(struct.SerializeToString())
+    except Unreadable:
+        return _walk_struct(struct)
+
+
+def _walk_struct(struct: Any) -> dict[str, Any]:
     result = {}
     for key, item in struct.fields.items():
         try:
-            result[key] = value_to_python(item)
+            result[key] = _walk_value(item, item.WhichOneof("kind"))
         except WireProblem as exc:
-            raise exc.at(f".{key}") from None
+            raise exc.at(f"[{key!r}]") from None
     return result

@@ -1,5 +1,5 @@
-"""Nested protocol types <-> protobuf: messages, content parts, run input, interrupts, usage,
-JSON Patch operations (PROTOCOL.md §4.4, §4.5 rules 4-10).
+"""Messages, their content parts and the run input <-> protobuf (PROTOCOL.md §4.4, §4.5 rules
+4-6, 9, 10).
 
 Both directions work on *wire dicts* (camelCase JSON as it travels over SSE), so a decoded event
 validates exactly like the same event read from JSON, extras and all.
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ag_ui.core.errors import EncodingError
 from ag_ui.proto._values import (
     WireProblem,
     fill_struct,
@@ -19,18 +20,14 @@ from ag_ui.proto._values import (
 )
 
 __all__ = [
+    "copy_present",
     "fill_content_parts",
     "fill_input",
-    "fill_interrupt",
     "fill_message",
-    "fill_patch",
-    "fill_usage",
     "input_from_proto",
-    "interrupt_from_proto",
     "message_from_proto",
     "parts_from_proto",
-    "patch_from_proto",
-    "usage_from_proto",
+    "set_present",
 ]
 
 # (proto field, wire key) of optional strings, copied only when present.
@@ -42,38 +39,20 @@ _MESSAGE_OPTIONAL = (
     ("encrypted_value", "encryptedValue"),
     ("activity_type", "activityType"),
 )
-_INTERRUPT_OPTIONAL = (
-    ("message", "message"),
-    ("tool_call_id", "toolCallId"),
-    ("expires_at", "expiresAt"),
-    ("subagent_run_id", "subagentRunId"),
-)
-_USAGE_FIELDS = (
-    ("provider", "provider"),
-    ("model", "model"),
-    ("input_tokens", "inputTokens"),
-    ("output_tokens", "outputTokens"),
-    ("total_tokens", "totalTokens"),
-    ("reasoning_tokens", "reasoningTokens"),
-    ("cached_input_tokens", "cachedInputTokens"),
-    ("cache_write_input_tokens", "cacheWriteInputTokens"),
-)
 _MEDIA_PARTS = ("image", "audio", "video", "document")
-_PART_ARMS = ("text", *_MEDIA_PARTS)
-_PATCH_OPS = ("add", "remove", "replace", "move", "copy", "test")
 _PARTS_ROLES = frozenset({"user", "tool"})
 _KNOWN_ROLES = frozenset(
     {"developer", "system", "assistant", "user", "tool", "activity", "reasoning"}
 )
 
 
-def _copy_present(message: Any, wire: dict[str, Any], fields: Sequence[tuple[str, str]]) -> None:
+def copy_present(message: Any, wire: dict[str, Any], fields: Sequence[tuple[str, str]]) -> None:
     for name, key in fields:
         if message.HasField(name):
             wire[key] = getattr(message, name)
 
 
-def _set_present(message: Any, wire: Mapping[str, Any], fields: Sequence[tuple[str, str]]) -> None:
+def set_present(message: Any, wire: Mapping[str, Any], fields: Sequence[tuple[str, str]]) -> None:
     for name, key in fields:
         value = wire.get(key)
         if value is not None:
@@ -137,8 +116,6 @@ def _fill_legacy_binary(document: Any, part: Mapping[str, Any]) -> bool:
 
 def fill_content_parts(repeated: Any, parts: Sequence[Any], where: str) -> None:
     """Append each part; a part with no wire form (not a 1.0 part) is an encoding error."""
-    from ag_ui.core.errors import EncodingError
-
     for index, part in enumerate(parts):
         if not isinstance(part, Mapping) or not _fill_part(repeated.add(), part):
             raise EncodingError(f"{where}[{index}]: content part has no protobuf form: {part!r}")
@@ -153,9 +130,9 @@ def _source_from_proto(message: Any) -> dict[str, Any]:
     if kind == "data":
         source["mimeType"] = arm.mime_type
     else:
-        _copy_present(arm, source, (("mime_type", "mimeType"),))
+        copy_present(arm, source, (("mime_type", "mimeType"),))
         if kind == "file":
-            _copy_present(arm, source, (("provider", "provider"),))
+            copy_present(arm, source, (("provider", "provider"),))
     return source
 
 
@@ -170,15 +147,17 @@ def parts_from_proto(repeated: Any) -> list[dict[str, Any]]:
         part: dict[str, Any] = {"type": kind}
         if arm.HasField("id"):
             part["id"] = arm.id
+        field = "source"
         try:
             if kind == "text":
                 part["text"] = arm.text
             elif arm.HasField("source"):
                 part["source"] = _source_from_proto(arm.source)
+            field = "metadata"
             if arm.HasField("metadata"):
                 part["metadata"] = value_to_python(arm.metadata)
         except WireProblem as exc:
-            raise exc.at(f"[{index}].{kind}") from None
+            raise exc.at(field).at(kind).at(f"[{index}]") from None
         parts.append(part)
     return parts
 
@@ -212,7 +191,7 @@ def fill_message(message: Any, wire: Mapping[str, Any], where: str) -> None:
         fill_struct(message.activity_content, content if isinstance(content, Mapping) else {})
     elif content is not None:
         message.content = content
-    _set_present(message, wire, _MESSAGE_OPTIONAL)
+    set_present(message, wire, _MESSAGE_OPTIONAL)
     for call in wire.get("toolCalls") or ():
         _fill_tool_call(message.tool_calls.add(), call)
     if isinstance(wire.get("metadata"), Mapping):
@@ -257,10 +236,13 @@ def message_from_proto(message: Any) -> dict[str, Any]:
     if has_string:
         wire["content"] = message.content
     elif uses_parts:
-        wire["content"] = parts_from_proto(message.content_parts)
+        try:
+            wire["content"] = parts_from_proto(message.content_parts)
+        except WireProblem as exc:
+            raise exc.at("content_parts") from None
     elif has_map:
         wire["content"] = struct_to_dict(message.activity_content)
-    _copy_present(message, wire, _MESSAGE_OPTIONAL)
+    copy_present(message, wire, _MESSAGE_OPTIONAL)
     if message.tool_calls:
         wire["toolCalls"] = [_tool_call_from_proto(call) for call in message.tool_calls]
     if message.HasField("metadata"):
@@ -275,7 +257,7 @@ def fill_input(message: Any, wire: Mapping[str, Any], where: str) -> None:
     """Fill an ``ag_ui.RunAgentInput`` from its wire dict."""
     message.thread_id = wire["threadId"]
     message.run_id = wire["runId"]
-    _set_present(
+    set_present(
         message, wire, (("parent_run_id", "parentRunId"), ("protocol_version", "protocolVersion"))
     )
     if wire.get("state") is not None:
@@ -307,7 +289,7 @@ def fill_input(message: Any, wire: Mapping[str, Any], where: str) -> None:
 def input_from_proto(message: Any) -> dict[str, Any]:
     """The wire dict of an ``ag_ui.RunAgentInput``; an empty ``resume`` reads as absent."""
     wire: dict[str, Any] = {"threadId": message.thread_id, "runId": message.run_id}
-    _copy_present(
+    copy_present(
         message, wire, (("protocol_version", "protocolVersion"), ("parent_run_id", "parentRunId"))
     )
     try:
@@ -320,7 +302,7 @@ def input_from_proto(message: Any) -> dict[str, Any]:
         try:
             messages.append(message_from_proto(item))
         except WireProblem as exc:
-            raise exc.at(f"messages[{index}]") from None
+            raise exc.at(f"[{index}]").at("messages") from None
     wire["messages"] = messages
     tools = []
     for tool in message.tools:
@@ -345,73 +327,3 @@ def input_from_proto(message: Any) -> dict[str, Any]:
             resume.append(answer)
         wire["resume"] = resume
     return wire
-
-
-# --- interrupts, usage, patches ---------------------------------------------------------------
-
-
-def fill_interrupt(message: Any, wire: Mapping[str, Any]) -> None:
-    message.id = wire["id"]
-    message.reason = wire["reason"]
-    _set_present(message, wire, _INTERRUPT_OPTIONAL)
-    if wire.get("responseSchema") is not None:
-        fill_value(message.response_schema, wire["responseSchema"])
-    if wire.get("metadata") is not None:
-        fill_value(message.metadata, wire["metadata"])
-
-
-def interrupt_from_proto(message: Any) -> dict[str, Any]:
-    wire: dict[str, Any] = {"id": message.id, "reason": message.reason}
-    _copy_present(message, wire, _INTERRUPT_OPTIONAL)
-    if message.HasField("response_schema"):
-        wire["responseSchema"] = value_to_python(message.response_schema)
-    if message.HasField("metadata"):
-        wire["metadata"] = value_to_python(message.metadata)
-    return wire
-
-
-def fill_usage(message: Any, wire: Mapping[str, Any]) -> None:
-    _set_present(message, wire, _USAGE_FIELDS)
-
-
-def usage_from_proto(message: Any) -> dict[str, Any]:
-    wire: dict[str, Any] = {}
-    _copy_present(message, wire, _USAGE_FIELDS)
-    return wire
-
-
-def fill_patch(repeated: Any, operations: Sequence[Mapping[str, Any]], where: str) -> None:
-    """Append RFC 6902 operations; ``op`` travels as the ``JsonPatchOperationType`` enum."""
-    from ag_ui.core.errors import EncodingError
-
-    for index, operation in enumerate(operations):
-        op = operation.get("op")
-        if op not in _PATCH_OPS:
-            raise EncodingError(f"{where}[{index}].op: {op!r} is not a JSON Patch operation")
-        target = repeated.add()
-        target.op = _PATCH_OPS.index(op)
-        target.path = operation.get("path", "")
-        if operation.get("from") is not None:
-            setattr(target, "from", operation["from"])
-        if "value" in operation:
-            fill_value(target.value, operation["value"])
-
-
-def patch_from_proto(repeated: Any) -> list[dict[str, Any]]:
-    """Operations as wire dicts; an enum number this build cannot name stays its decimal string."""
-    operations = []
-    for index, message in enumerate(repeated):
-        number = message.op
-        operation: dict[str, Any] = {
-            "op": _PATCH_OPS[number] if 0 <= number < len(_PATCH_OPS) else str(number),
-            "path": message.path,
-        }
-        if message.HasField("from"):
-            operation["from"] = getattr(message, "from")
-        if message.HasField("value"):
-            try:
-                operation["value"] = value_to_python(message.value)
-            except WireProblem as exc:
-                raise exc.at(f"[{index}].value") from None
-        operations.append(operation)
-    return operations
