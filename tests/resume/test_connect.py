@@ -211,3 +211,22 @@ def _events(dicts: list[dict[str, Any]]) -> list[Any]:
     from ag_ui.core.decoding import parse_event
 
     return [parse_event(d) for d in dicts]
+
+
+async def test_a_trimmed_position_ends_the_stream_with_history_trimmed() -> None:
+    server = Server(store=InMemoryRunStore(max_events_per_run=5))
+    async with lifespan(server.app), server.http:
+        key = (await server.run()).headers["ag-ui-resume-key"]
+        response = await server.connect(params={"runKey": key})
+        tail = await server.connect(headers={"Last-Event-ID": f"{key}:2"})
+    assert response.status_code == 200
+    assert sse_events(response.text) == [
+        {
+            "type": "RUN_ERROR",
+            "message": f"run {key!r}: events after position 0 are no longer stored "
+            "(oldest kept is 3); raise max_events_per_run to keep more",
+            "code": "history_trimmed",
+        }
+    ]
+    assert sse_ids(response.text) == []  # not a stored event: no id
+    assert sse_events(tail.text) == EXPECTED_RUN[2:]
