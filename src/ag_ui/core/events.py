@@ -12,10 +12,18 @@ from typing import Annotated, Any, Dict, List, Literal, Optional, Union
 from pydantic import AfterValidator, Field, TypeAdapter
 
 from ag_ui.core._base import AGUIModel, ConfiguredBaseModel, GeneratedBaseModel
+from ag_ui.core.outcomes import (
+    RunFinishedCancelledOutcome,
+    RunFinishedInterruptOutcome,
+    RunFinishedOutcome,
+    RunFinishedSuccessOutcome,
+    SubagentFinishedOutcome,
+    SubagentFinishedSuccessOutcome,
+    SubagentFinishedSuspendedOutcome,
+)
 from ag_ui.core.token_usage import TokenUsage
 from ag_ui.core.types import (
     ContentPart,
-    Interrupt,
     JsonPatchOperation,
     Message,
     Metadata,
@@ -285,32 +293,6 @@ class RunStartedEvent(BaseEvent):
     input: Optional[RunAgentInput] = None
 
 
-class RunFinishedSuccessOutcome(AGUIModel):
-    """Success; ``pending_tool_call_ids`` lists calls left for the client to answer."""
-
-    type: Literal["success"] = "success"
-    pending_tool_call_ids: Optional[List[str]] = None
-
-
-class RunFinishedInterruptOutcome(AGUIModel):
-    """The run paused; the next run on the thread must ``resume`` every interrupt."""
-
-    type: Literal["interrupt"] = "interrupt"
-    interrupts: List[Interrupt] = Field(min_length=1)
-
-
-class RunFinishedCancelledOutcome(AGUIModel):
-    """Stopped by whoever ran it: nothing produced, nothing awaited."""
-
-    type: Literal["cancelled"] = "cancelled"
-
-
-RunFinishedOutcome = Annotated[
-    Union[RunFinishedSuccessOutcome, RunFinishedInterruptOutcome, RunFinishedCancelledOutcome],
-    Field(discriminator="type"),
-]
-
-
 class RunFinishedEvent(BaseEvent):
     """Terminal event of a run; an absent ``outcome`` means success."""
 
@@ -401,23 +383,6 @@ class SubagentStartedEvent(BaseEvent):
     parent_subagent_run_id: Optional[SubagentRunId] = None
     parent_tool_call_id: Optional[str] = None
     parent_message_id: Optional[str] = None
-
-
-class SubagentFinishedSuccessOutcome(AGUIModel):
-    type: Literal["success"] = "success"
-
-
-class SubagentFinishedSuspendedOutcome(AGUIModel):
-    """Paused awaiting outside input: terminal for this stream, not for the subagent."""
-
-    type: Literal["suspended"] = "suspended"
-    interrupt_ids: Optional[List[str]] = None
-
-
-SubagentFinishedOutcome = Annotated[
-    Union[SubagentFinishedSuccessOutcome, SubagentFinishedSuspendedOutcome],
-    Field(discriminator="type"),
-]
 
 
 class SubagentFinishedEvent(BaseEvent):
