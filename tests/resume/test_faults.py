@@ -16,8 +16,8 @@ from ag_ui.client import HttpAgent
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput
 from ag_ui.core.errors import RunError
 from ag_ui.server import RunContext, create_app
-from ag_ui.server._store_writer import LiveFeed
-from ag_ui.store import InMemoryRunStore, RedisRunStore, StoredEvent
+from ag_ui.server._store_writer import LiveBatch, LiveFeed
+from ag_ui.store import InMemoryRunStore, RedisRunStore
 from tests.redis_helpers import RedisServer, free_port
 
 from .resume_helpers import FAST, lifespan, serve, sse_events, sse_ids
@@ -334,9 +334,9 @@ def test_a_slow_first_reader_falls_back_from_the_live_feed_to_the_store() -> Non
 
 async def test_a_live_feed_past_its_limit_closes_and_says_so() -> None:
     feed = LiveFeed(limit=3)
-    feed.push([StoredEvent(1, CustomEvent(name="a", value=1))])
-    feed.push([StoredEvent(n, CustomEvent(name="a", value=n)) for n in (2, 3, 4)])
+    feed.push(LiveBatch(1, [b"{}"], None, False))
+    feed.push(LiveBatch(2, [b"{}"] * 3, None, False))
     assert (feed.overflowed, feed.closed) == (True, True)
     assert [batch async for batch in feed.batches()] == []
-    feed.push([StoredEvent(5, CustomEvent(name="a", value=5))])  # ignored once closed
+    feed.push(LiveBatch(5, [b"{}"], None, True))  # ignored once closed
     assert [batch async for batch in feed.batches()] == []
