@@ -15,7 +15,10 @@ import pytest
 from ag_ui.client import HttpAgent
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput
 from ag_ui.core.errors import RunError
+from ag_ui.encoder import EventEncoder
+from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server import RunContext, create_app
+from ag_ui.server._replay import BatchEncoder
 from ag_ui.server._store_writer import LiveBatch, LiveFeed
 from ag_ui.store import InMemoryRunStore, RedisRunStore
 from tests.redis_helpers import RedisServer, free_port
@@ -340,3 +343,19 @@ async def test_a_live_feed_past_its_limit_closes_and_says_so() -> None:
     assert [batch async for batch in feed.batches()] == []
     feed.push(LiveBatch(5, [b"{}"], None, True))  # ignored once closed
     assert [batch async for batch in feed.batches()] == []
+
+
+def test_live_batches_are_framed_from_their_wire_json() -> None:
+    first, second = CustomEvent(name="a", value=1), CustomEvent(name="b", value=2)
+    payloads = [event_to_json(first), event_to_json(second)]
+    sse = BatchEncoder(EventEncoder(), "k1")
+    assert sse.live(LiveBatch(41, payloads, None, False)) == (
+        b'id: k1:41\ndata: {"type":"CUSTOM","name":"a","value":1}\n\n'
+        b'id: k1:42\ndata: {"type":"CUSTOM","name":"b","value":2}\n\n'
+    )
+    proto = EventEncoder(accept="application/vnd.ag-ui.event+proto")
+    expected = proto.encode_binary(first) + proto.encode_binary(second)
+    kept = BatchEncoder(proto, "k1").live(LiveBatch(41, payloads, [first, second], False))
+    assert kept == expected
+    # A batch without its models (a writer not told a protobuf reader is attached): rebuilt.
+    assert BatchEncoder(proto, "k1").live(LiveBatch(41, payloads, None, False)) == expected
