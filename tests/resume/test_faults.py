@@ -67,6 +67,42 @@ async def test_a_run_past_its_ttl_ends_with_run_expired() -> None:
     ]
 
 
+async def test_an_event_that_cannot_be_serialized_ends_the_detached_run_like_a_bound_one(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Each event is serialized as it is queued, in the run's task: the failure is the agent's
+    # (RUN_ERROR agent_error), as without a store, and never reaches the writer task.
+    async def agent(run_input: RunAgentInput, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        yield CustomEvent(name="ok", value=1)
+        yield CustomEvent(name="bad", value=object())
+        yield CustomEvent(name="never", value=2)
+
+    expected = [
+        {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"},
+        {"type": "CUSTOM", "name": "ok", "value": 1},
+        {
+            "type": "RUN_ERROR",
+            "message": "The agent failed while handling this run; see the server log for details.",
+            "code": "agent_error",
+        },
+    ]
+    bound = create_app(agent, keepalive=None)
+    async with lifespan(bound), client(bound) as http:
+        with anyio.fail_after(10):
+            assert sse_events((await http.post("/agent", json=BODY)).text) == expected
+    app = create_app(agent, store=InMemoryRunStore(), keepalive=None)
+    async with lifespan(app), client(app) as http:
+        with anyio.fail_after(10):
+            response = await http.post("/agent", json=BODY)
+            key = response.headers["ag-ui-resume-key"]
+            replay = await http.get("/agent/connect", params={"runKey": key})
+            assert app.state.endpoint.detached_runs.active == 0
+    assert sse_events(response.text) == expected
+    assert sse_ids(response.text) == [f"{key}:{n}" for n in (1, 2, 3)]
+    assert replay.text == response.text
+    assert "agent failed" in caplog.text
+
+
 async def test_a_full_store_refuses_new_runs_and_evicts_the_oldest_finished() -> None:
     gates = [Gate(), Gate(), Gate()]
     gates[2].release.set()
