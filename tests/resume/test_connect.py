@@ -114,6 +114,20 @@ async def test_connect_returns_every_later_event_once(server: Server) -> None:
     assert (await server.connect(headers={"Last-Event-ID": f"{key}:7"})).text == ""
 
 
+async def test_a_detached_run_started_over_protobuf_streams_protobuf_frames(
+    server: Server,
+) -> None:
+    # The first connection reads the run's writer: its batches carry the models for protobuf.
+    response = await server.run(headers={"Accept": "application/vnd.ag-ui.event+proto"})
+    assert response.headers["content-type"] == "application/vnd.ag-ui.event+proto"
+    assert response.headers["ag-ui-resume-after"] == "0"
+    assert wire(FrameDecoder().feed(response.content)) == EXPECTED_RUN
+    key = response.headers["ag-ui-resume-key"]
+    # The store holds the same run, replayed over SSE from the wire JSON it kept.
+    replay = await server.connect(params={"runKey": key})
+    assert sse_events(replay.text) == EXPECTED_RUN
+
+
 async def test_connect_over_protobuf_names_the_start_position(server: Server) -> None:
     key = (await server.run()).headers["ag-ui-resume-key"]
     response = await server.connect(

@@ -15,9 +15,12 @@ import pytest
 from ag_ui.client import HttpAgent
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput
 from ag_ui.core.errors import RunError
+from ag_ui.encoder import EventEncoder
+from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server import RunContext, create_app
-from ag_ui.server._store_writer import LiveFeed
-from ag_ui.store import InMemoryRunStore, RedisRunStore, StoredEvent
+from ag_ui.server._replay import BatchEncoder
+from ag_ui.server._store_writer import LiveBatch, LiveFeed
+from ag_ui.store import InMemoryRunStore, RedisRunStore
 from tests.redis_helpers import RedisServer, free_port
 
 from .resume_helpers import FAST, lifespan, serve, sse_events, sse_ids
@@ -62,6 +65,42 @@ async def test_a_run_past_its_ttl_ends_with_run_expired() -> None:
             "code": "run_expired",
         },
     ]
+
+
+async def test_an_event_that_cannot_be_serialized_ends_the_detached_run_like_a_bound_one(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Each event is serialized as it is queued, in the run's task: the failure is the agent's
+    # (RUN_ERROR agent_error), as without a store, and never reaches the writer task.
+    async def agent(run_input: RunAgentInput, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        yield CustomEvent(name="ok", value=1)
+        yield CustomEvent(name="bad", value=object())
+        yield CustomEvent(name="never", value=2)
+
+    expected = [
+        {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"},
+        {"type": "CUSTOM", "name": "ok", "value": 1},
+        {
+            "type": "RUN_ERROR",
+            "message": "The agent failed while handling this run; see the server log for details.",
+            "code": "agent_error",
+        },
+    ]
+    bound = create_app(agent, keepalive=None)
+    async with lifespan(bound), client(bound) as http:
+        with anyio.fail_after(10):
+            assert sse_events((await http.post("/agent", json=BODY)).text) == expected
+    app = create_app(agent, store=InMemoryRunStore(), keepalive=None)
+    async with lifespan(app), client(app) as http:
+        with anyio.fail_after(10):
+            response = await http.post("/agent", json=BODY)
+            key = response.headers["ag-ui-resume-key"]
+            replay = await http.get("/agent/connect", params={"runKey": key})
+            assert app.state.endpoint.detached_runs.active == 0
+    assert sse_events(response.text) == expected
+    assert sse_ids(response.text) == [f"{key}:{n}" for n in (1, 2, 3)]
+    assert replay.text == response.text
+    assert "agent failed" in caplog.text
 
 
 async def test_a_full_store_refuses_new_runs_and_evicts_the_oldest_finished() -> None:
@@ -334,9 +373,25 @@ def test_a_slow_first_reader_falls_back_from_the_live_feed_to_the_store() -> Non
 
 async def test_a_live_feed_past_its_limit_closes_and_says_so() -> None:
     feed = LiveFeed(limit=3)
-    feed.push([StoredEvent(1, CustomEvent(name="a", value=1))])
-    feed.push([StoredEvent(n, CustomEvent(name="a", value=n)) for n in (2, 3, 4)])
+    feed.push(LiveBatch(1, [b"{}"], None, False))
+    feed.push(LiveBatch(2, [b"{}"] * 3, None, False))
     assert (feed.overflowed, feed.closed) == (True, True)
     assert [batch async for batch in feed.batches()] == []
-    feed.push([StoredEvent(5, CustomEvent(name="a", value=5))])  # ignored once closed
+    feed.push(LiveBatch(5, [b"{}"], None, True))  # ignored once closed
     assert [batch async for batch in feed.batches()] == []
+
+
+def test_live_batches_are_framed_from_their_wire_json() -> None:
+    first, second = CustomEvent(name="a", value=1), CustomEvent(name="b", value=2)
+    payloads = [event_to_json(first), event_to_json(second)]
+    sse = BatchEncoder(EventEncoder(), "k1")
+    assert sse.live(LiveBatch(41, payloads, None, False)) == (
+        b'id: k1:41\ndata: {"type":"CUSTOM","name":"a","value":1}\n\n'
+        b'id: k1:42\ndata: {"type":"CUSTOM","name":"b","value":2}\n\n'
+    )
+    proto = EventEncoder(accept="application/vnd.ag-ui.event+proto")
+    expected = proto.encode_binary(first) + proto.encode_binary(second)
+    kept = BatchEncoder(proto, "k1").live(LiveBatch(41, payloads, [first, second], False))
+    assert kept == expected
+    # A batch without its models (a writer not told a protobuf reader is attached): rebuilt.
+    assert BatchEncoder(proto, "k1").live(LiveBatch(41, payloads, None, False)) == expected

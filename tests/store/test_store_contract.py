@@ -11,6 +11,7 @@ from ag_ui.core import (
     StepStartedEvent,
     TextMessageContentEvent,
 )
+from ag_ui.encoder.encoder import event_to_json
 from ag_ui.store import (
     HistoryTrimmedError,
     RunNotFoundError,
@@ -67,6 +68,34 @@ async def test_append_many_keeps_order_and_bounds(store: RunStore) -> None:
         await collect(store, "r1", after=3)
     with pytest.raises(RunNotFoundError):
         await store.append_many("nope", [STARTED])
+
+
+async def test_append_encoded_stores_wire_json_in_order(store: RunStore) -> None:
+    await store.create("r1", "t1")
+    assert await store.append_encoded("r1", [event_to_json(STARTED), event_to_json(step(1))]) == 2
+    assert await store.append_encoded("r1", [event_to_json(FINISHED)]) == 3
+    await store.finish("r1")
+    assert await collect(store, "r1") == [
+        StoredEvent(1, STARTED),
+        StoredEvent(2, step(1)),
+        StoredEvent(3, FINISHED),
+    ]
+    with pytest.raises(RunNotFoundError):
+        await store.append_encoded("nope", [event_to_json(STARTED)])
+
+
+async def test_the_default_append_encoded_parses_and_appends_many(store: RunStore) -> None:
+    # What a third-party store that only implements append/append_many gets.
+    await store.create("r1", "t1")
+    payloads = [event_to_json(STARTED), event_to_json(step(1))]
+    assert await RunStore.append_encoded(store, "r1", payloads) == 2
+    assert await store.append_many("r1", [FINISHED]) == 3
+    await store.finish("r1")
+    assert await collect(store, "r1") == [
+        StoredEvent(1, STARTED),
+        StoredEvent(2, step(1)),
+        StoredEvent(3, FINISHED),
+    ]
 
 
 async def test_read_batches_hold_every_event_once_in_order(store: RunStore) -> None:

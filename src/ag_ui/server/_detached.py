@@ -21,6 +21,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from ag_ui.core.types import RunAgentInput
+from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import StoreWriter
@@ -147,7 +148,9 @@ async def run_detached(
         closing = guard.fail("The server shut down during the run.", code=SERVER_SHUTDOWN_CODE)
         try:
             with anyio.CancelScope(shield=True):
-                await store.append_many(key, writer.take_pending() + closing)
+                await store.append_encoded(
+                    key, writer.take_pending() + [event_to_json(event) for event in closing]
+                )
         except (StoreUnavailableError, RunNotFoundError) as exc:
             logger.error("run %s: could not record its shutdown: %s", key, exc)
         raise

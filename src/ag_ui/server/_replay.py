@@ -18,12 +18,13 @@ from typing import Optional
 import anyio
 from starlette.types import Receive, Send
 
-from ag_ui.core.events import BaseEvent, EventType, RunErrorEvent
+from ag_ui.core.decoding import parse_event
+from ag_ui.core.events import BaseEvent, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._asgi import Writer, closing, watch_disconnect
 from ag_ui.server._detached import RUN_EXPIRED_CODE, STORE_UNAVAILABLE_CODE
 from ag_ui.server._outbox import Outbox
-from ag_ui.server._store_writer import LiveFeed
+from ag_ui.server._store_writer import LiveBatch, LiveFeed
 from ag_ui.store import (
     HistoryTrimmedError,
     RunNotFoundError,
@@ -48,7 +49,6 @@ logger = logging.getLogger("ag_ui.server")
 RESUME_KEY_HEADER = "ag-ui-resume-key"
 RESUME_AFTER_HEADER = "ag-ui-resume-after"
 HISTORY_TRIMMED_CODE = "history_trimmed"
-_TERMINAL = (EventType.RUN_FINISHED, EventType.RUN_ERROR)
 
 
 def frame(encoder: EventEncoder, event: BaseEvent, key: Optional[str], position: int) -> bytes:
@@ -68,6 +68,18 @@ class BatchEncoder:
     def __init__(self, encoder: EventEncoder, key: str) -> None:
         self._encoder = encoder
         self._prefix = b"id: " + key.encode() + b":"
+        self._frame = self._prefix + b"%d\ndata: %b\n\n"
+
+    def live(self, batch: LiveBatch) -> bytes:
+        """A batch from the run's writer: its wire JSON is framed as is (serialized once, for
+        the store and this response alike); protobuf frames are made from the models."""
+        if self._encoder.is_protobuf:
+            events = batch.events
+            if events is None:  # a writer not told to keep the models: rebuild them
+                events = [parse_event(payload) for payload in batch.payloads]
+            return b"".join([self._encoder.encode_binary(event) for event in events])
+        frame = self._frame
+        return b"".join([frame % item for item in enumerate(batch.payloads, batch.first)])
 
     def __call__(self, batch: list[StoredEvent]) -> bytes:
         if self._encoder.is_protobuf:
@@ -96,9 +108,9 @@ async def live_frames(
     try:
         async with closing(feed.batches()) as batches:
             async for batch in batches:
-                yield encode(batch)
-                position, last = batch[-1]
-                if last.type in _TERMINAL:
+                yield encode.live(batch)
+                position = batch.last
+                if batch.terminal:
                     return
     finally:
         feed.close()  # a reader that left takes nothing more from the writer

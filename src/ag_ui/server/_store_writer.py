@@ -2,9 +2,14 @@
 
 The agent never waits for a store round trip (Redis) per event: ``put`` queues the events and
 returns, and one writer task appends whatever has queued since its last batch in one call
-(``RunStore.append_many``). A full queue (``high_water`` events) makes the agent wait
+(``RunStore.append_encoded``). A full queue (``high_water`` events) makes the agent wait
 (backpressure). Each batch is written shielded from cancellation, so a batch is either stored
 whole or was never taken; what is left queued can still be written by ``take_pending``.
+
+``put`` serializes each event to its wire JSON at once, and that one serialization serves both
+the store and the response. The queue then holds bytes, not models: a queue of a thousand
+models kept alive between two batches made the garbage collector run ~8x as often (and walk
+them), which cost more than the serialization itself.
 
 A ``LiveFeed`` hands the stored batches to a reader in the same process as soon as they are
 stored (never before: a client must not hold an id the store does not know yet), which spares
@@ -15,16 +20,33 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from typing import Any, Optional
+from typing import NamedTuple, Optional
 
 import anyio
 
-from ag_ui.core.events import BaseEvent
-from ag_ui.store import RunNotFoundError, RunStore, StoredEvent, StoreUnavailableError
+from ag_ui.core.events import BaseEvent, EventType
+from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
 
-__all__ = ["LiveFeed", "StoreWriter"]
+__all__ = ["LiveBatch", "LiveFeed", "StoreWriter"]
 
 logger = logging.getLogger("ag_ui.server")
+
+_TERMINAL = (EventType.RUN_FINISHED, EventType.RUN_ERROR)
+
+
+class LiveBatch(NamedTuple):
+    """Consecutive stored events: ``payloads[n]`` (wire JSON) is at position ``first + n``."""
+
+    first: int
+    payloads: list[bytes]
+    events: Optional[list[BaseEvent]]
+    """The models too, only when a reader asked for them (protobuf frames); else ``None``."""
+    terminal: bool
+    """The batch ends with the run's terminal event (nothing follows it)."""
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.payloads) - 1
 
 
 class LiveFeed:
@@ -32,18 +54,18 @@ class LiveFeed:
     events behind is cut off (``overflowed``) and must continue from the store."""
 
     def __init__(self, limit: int = 4096) -> None:
-        self._batches: list[list[StoredEvent]] = []
+        self._batches: list[LiveBatch] = []
         self._size = 0
         self._limit = limit
         self._changed: Optional[anyio.Event] = None
         self.closed = False
         self.overflowed = False
 
-    def push(self, batch: list[StoredEvent]) -> None:
+    def push(self, batch: LiveBatch) -> None:
         if self.closed:
             return
         self._batches.append(batch)
-        self._size += len(batch)
+        self._size += len(batch.payloads)
         if self._size > self._limit:
             self.overflowed = True
             self._batches.clear()
@@ -59,7 +81,7 @@ class LiveFeed:
             self._changed.set()
             self._changed = None
 
-    async def batches(self) -> AsyncIterator[list[StoredEvent]]:
+    async def batches(self) -> AsyncIterator[LiveBatch]:
         """Every batch pushed, until the feed is closed (the run's writer ended, or overflow)."""
         while True:
             while not self._batches:
@@ -79,7 +101,9 @@ class StoreWriter:
         self._store = store
         self._key = key
         self._high_water = high_water
-        self._pending: list[Any] = []
+        self._pending: list[bytes] = []
+        self._events: Optional[list[BaseEvent]] = None  # kept only for a reader that needs them
+        self._terminal = False
         self._closed = False
         self._wake: Optional[anyio.Event] = None
         self._room: Optional[anyio.Event] = None
@@ -87,8 +111,11 @@ class StoreWriter:
         """The store error that stopped the writer; the next ``put`` raises it."""
         self._feeds: set[LiveFeed] = set()
 
-    def attach(self) -> LiveFeed:
-        """A feed of everything stored from now on (attach before the run starts)."""
+    def attach(self, *, events: bool = False) -> LiveFeed:
+        """A feed of everything stored from now on (attach before the run starts). ``events``:
+        the batches carry the models too (a protobuf reader encodes models, not JSON)."""
+        if events and self._events is None:
+            self._events = []
         feed = LiveFeed()
         self._feeds.add(feed)
         return feed
@@ -101,7 +128,14 @@ class StoreWriter:
         """Queue ``events`` (the runner's sink); raises the store's error once it failed."""
         if self.failure is not None:
             raise self.failure
-        self._pending.extend(events)
+        if not events:
+            return
+        # The encoder's fast path (the guard only passes BaseEvent instances).
+        self._pending += [e.__pydantic_serializer__.to_json(e, by_alias=True) for e in events]
+        if self._events is not None:
+            self._events += events
+        if events[-1].type in _TERMINAL:
+            self._terminal = True
         if self._wake is not None:
             self._wake.set()
             self._wake = None
@@ -118,9 +152,12 @@ class StoreWriter:
             self._wake.set()
             self._wake = None
 
-    def take_pending(self) -> list[Any]:
-        """What is queued and not written (to write it after the loop was cancelled)."""
+    def take_pending(self) -> list[bytes]:
+        """What is queued and not written, as wire JSON (to write it after the loop was
+        cancelled)."""
         pending, self._pending = self._pending, []
+        if self._events is not None:
+            self._events = []
         return pending
 
     async def write_loop(self) -> None:
@@ -139,19 +176,23 @@ class StoreWriter:
                 self._wake = anyio.Event()
                 await self._wake.wait()
             batch, self._pending = self._pending, []
+            events = self._events
+            if events is not None:
+                self._events = []
+            # Nothing follows the terminal event, so the batch holding it ends with it.
+            terminal = self._terminal
             if self._room is not None:
                 self._room.set()
                 self._room = None
             try:
                 with anyio.CancelScope(shield=True):
-                    last = await self._store.append_many(self._key, batch)
+                    last = await self._store.append_encoded(self._key, batch)
             except (StoreUnavailableError, RunNotFoundError) as exc:
                 self.failure = exc
                 if self._room is not None:
                     self._room.set()
                 return
             if self._feeds:
-                first = last - len(batch) + 1
-                stored = [StoredEvent(first + n, event) for n, event in enumerate(batch)]
+                stored = LiveBatch(last - len(batch) + 1, batch, events, terminal)
                 for feed in self._feeds:
                     feed.push(stored)

@@ -174,26 +174,35 @@ class AgentEndpoint:
             if body is None:
                 return  # the client left while sending
             run_input = parse_body(body)
+            encoder = EventEncoder(accept=request.headers.get("accept"))
             if self.store is not None:
-                key, feed = await self._create_detached(self.store, request, run_input, auth)
+                key, feed = await self._create_detached(
+                    self.store, request, run_input, auth, protobuf=encoder.is_protobuf
+                )
         except RequestRejectedError as rejection:
             await send_error(send, rejection)
             return
         if self.store is not None:
-            encoder = EventEncoder(accept=request.headers.get("accept"))
             frames = live_frames(feed, self.store, key, encoder)
             headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: "0"}
             await stream_response(
                 receive, send, frames, encoder=encoder, keepalive=self.keepalive, headers=headers
             )
             return
-        await self._stream(request, receive, send, run_input, auth)
+        await self._stream(encoder, request, receive, send, run_input, auth)
 
     async def _create_detached(
-        self, store: RunStore, request: Request, run_input: RunAgentInput, auth: Any
+        self,
+        store: RunStore,
+        request: Request,
+        run_input: RunAgentInput,
+        auth: Any,
+        *,
+        protobuf: bool,
     ) -> tuple[str, LiveFeed]:
         """Register the run under a fresh unguessable key and start it; returns the key and
-        a feed of its events as they are stored (for this request's response)."""
+        a feed of its events as they are stored (for this request's response; ``protobuf``:
+        the feed carries the models, which protobuf frames are made from)."""
         if not self.detached_runs.running:
             logger.error(
                 "detached runs are not being served: enter AgentEndpoint.lifespan() in the "
@@ -218,7 +227,7 @@ class AgentEndpoint:
             logger.error("run store unreachable, run refused: %s", exc)
             raise store_unavailable() from None
         writer = StoreWriter(store, key)
-        feed = writer.attach()
+        feed = writer.attach(events=protobuf)
         self.detached_runs.start(
             functools.partial(
                 run_detached,
@@ -253,9 +262,14 @@ class AgentEndpoint:
         return verdict
 
     async def _stream(
-        self, request: Request, receive: Receive, send: Send, run_input: RunAgentInput, auth: Any
+        self,
+        encoder: EventEncoder,
+        request: Request,
+        receive: Receive,
+        send: Send,
+        run_input: RunAgentInput,
+        auth: Any,
     ) -> None:
-        encoder = EventEncoder(accept=request.headers.get("accept"))
         await send(
             {
                 "type": "http.response.start",

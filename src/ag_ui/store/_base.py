@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
+from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import AGUIError
 from ag_ui.core.events import Event
 
@@ -92,6 +93,13 @@ class RunStore(abc.ABC):
         for event in events:
             position = await self.append(run_id, event)
         return position
+
+    async def append_encoded(self, run_id: str, payloads: list[bytes]) -> int:
+        """Store several events given as their wire JSON (``event_to_json``), in order;
+        returns the position of the last. What the server calls: it serializes each event
+        once for both the store and the response. The default parses them back and calls
+        ``append_many``; the built-in stores keep the bytes as they are."""
+        return await self.append_many(run_id, [parse_event(payload) for payload in payloads])
 
     @abc.abstractmethod
     async def finish(self, run_id: str) -> None:

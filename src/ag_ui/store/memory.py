@@ -124,15 +124,18 @@ class InMemoryRunStore(RunStore):
         return run.last_position
 
     async def append_many(self, run_id: str, events: list[Event]) -> int:
+        return await self.append_encoded(run_id, [event_to_json(event) for event in events])
+
+    async def append_encoded(self, run_id: str, payloads: list[bytes]) -> int:
         run = self._live(run_id)
         if run.finished_at is not None:
             raise ValueError(f"run {run_id!r} is finished; nothing can be appended")
-        run.events.extend([event_to_json(event) for event in events])
+        run.events.extend(payloads)
         excess = len(run.events) - self.max_events_per_run
         for _ in range(max(excess, 0)):
             run.events.popleft()
         run.first_position += max(excess, 0)
-        if events:
+        if payloads:
             run.notify()  # one wake-up per batch, not per event
         return run.last_position
 

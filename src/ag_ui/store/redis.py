@@ -159,17 +159,20 @@ class RedisRunStore(RunStore):
         return _position(entry_id)
 
     async def append_many(self, run_id: str, events: list[Event]) -> int:
-        if not events:
+        return await self.append_encoded(run_id, [event_to_json(event) for event in events])
+
+    async def append_encoded(self, run_id: str, payloads: list[bytes]) -> int:
+        if not payloads:
             return await self.last_position(run_id)
         stream = self._stream(run_id)
         # No MULTI/EXEC: one connection runs the commands in order anyway, and a transaction
         # costs a round of queuing replies per command.
         pipe = self._redis.pipeline(transaction=False)
         pipe.exists(self._meta(run_id))
-        for event in events:
+        for payload in payloads:
             pipe.xadd(
                 stream,
-                {"e": event_to_json(event)},
+                {"e": payload},
                 id="0-*",
                 maxlen=self.max_events_per_run,
                 approximate=False,
