@@ -41,7 +41,11 @@ def parse_pointer(pointer: str) -> list[str]:
 
 
 def json_equal(left: Any, right: Any) -> bool:
-    """JSON equality for ``test``: ``==``, except that ``true`` is not ``1`` (``1`` is ``1.0``)."""
+    """Equality as JSON sees it, for ``test`` and the server's state diff.
+
+    ``1 == 1.0`` (one JSON number), but ``true`` is not ``1`` and ``1`` is not ``"1"``; a tuple
+    is the JSON array it serializes as.
+    """
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left is right
     if isinstance(left, dict):
@@ -50,9 +54,9 @@ def json_equal(left: Any, right: Any) -> bool:
             and left.keys() == right.keys()
             and all(json_equal(value, right[key]) for key, value in left.items())
         )
-    if isinstance(left, list):
+    if isinstance(left, (list, tuple)):
         return (
-            isinstance(right, list)
+            isinstance(right, (list, tuple))
             and len(left) == len(right)
             and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
         )

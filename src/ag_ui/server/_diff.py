@@ -16,37 +16,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ag_ui.json_patch import json_equal
+
 __all__ = ["escape_pointer_segment", "json_equal", "json_patch_diff"]
 
 
 def escape_pointer_segment(key: str) -> str:
     """Escape one object key for a JSON Pointer (RFC 6901): ``~`` -> ``~0``, ``/`` -> ``~1``."""
     return key.replace("~", "~0").replace("/", "~1")
-
-
-def json_equal(left: Any, right: Any) -> bool:
-    """Equality as JSON sees it: ``True`` is not ``1`` and ``1`` is not ``"1"``.
-
-    ``1 == 1.0`` stays equal (one JSON number); ``bool`` never equals a number, which Python's
-    ``==`` would allow.
-    """
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left is right
-    if isinstance(left, dict):
-        return (
-            isinstance(right, dict)
-            and left.keys() == right.keys()
-            and all(json_equal(value, right[key]) for key, value in left.items())
-        )
-    if isinstance(left, (list, tuple)):
-        return (
-            isinstance(right, (list, tuple))
-            and len(left) == len(right)
-            and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
-        )
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right
-    return type(left) is type(right) and bool(left == right)
 
 
 def json_patch_diff(old: Any, new: Any) -> list[dict[str, Any]]:
