@@ -150,6 +150,7 @@ def main() -> None:
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
     with tempfile.TemporaryDirectory() as directory:
         options = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory]
+        options += ["--logfile", f"{directory}/redis.log"]  # keep the report free of its log
         redis = Process([binary, "--port", str(redis_port), *options], redis_port)
         try:
             rates = {
