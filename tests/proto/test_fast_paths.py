@@ -1,9 +1,16 @@
 """The flat-event fast paths agree with the general path through the generated code: same
-bytes out, same events (and fields-set) in, and they step aside for anything unusual."""
+bytes out, same events (and fields-set) in, and they step aside for anything unusual.
+
+Every test runs against both implementations: the pure-Python reference and the compiled
+``_speedups`` (which must be built: it is what ships, and what the benchmarks measure)."""
 
 from __future__ import annotations
 
-from typing import Any
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +24,38 @@ from ag_ui.proto._codec import _PLANS, event_message, wire_dict
 from ag_ui.proto._generated import events_pb2
 
 FLAT = sorted(_fast._PLANS)
+
+
+@dataclass(frozen=True)
+class Paths:
+    encode_flat: Callable[..., Optional[bytes]]
+    decode_flat: Callable[..., Any]
+
+
+IMPLEMENTATIONS = {
+    "python": Paths(_fast.encode_flat_python, _fast.decode_flat_python),
+    "c": Paths(_fast.encode_flat, _fast.decode_flat),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(IMPLEMENTATIONS))
+def paths(request: pytest.FixtureRequest) -> Paths:
+    return IMPLEMENTATIONS[request.param]
+
+
+def test_the_compiled_paths_are_built_and_in_use() -> None:
+    # scripts/test installs with AG_UI_REQUIRE_SPEEDUPS=1; this catches a silent fallback.
+    assert _fast.IMPLEMENTATION == "c"
+    assert _fast.decode_flat is not _fast.decode_flat_python
+
+
+def test_pure_python_can_be_forced() -> None:
+    code = "from ag_ui.proto import _fast; print(_fast.IMPLEMENTATION)"
+    env = {**os.environ, "AG_UI_PURE_PYTHON": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "python"
 
 
 def test_the_flat_events() -> None:
@@ -51,21 +90,25 @@ def _general_decode(data: bytes) -> Any:
 @pytest.mark.parametrize("event_type", FLAT)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
-def test_fast_and_general_paths_agree(event_type: str, data: Any) -> None:
+def test_fast_and_general_paths_agree(paths: Paths, event_type: str, data: Any) -> None:
     required, optional = EVENTS[event_type]
     optional = {k: v for k, v in optional.items() if k not in ("rawEvent", "metadata")}
     event = parse_event(data.draw(fields({"type": st.just(event_type), **required}, optional)))
-    fast_bytes = _fast.encode_flat(event)
+    fast_bytes = paths.encode_flat(event)
     assert fast_bytes == event_message(event).SerializeToString()
-    fast_event = _fast.decode_flat(fast_bytes)
+    framed = paths.encode_flat(event, True)
+    assert framed == len(fast_bytes).to_bytes(4, "big") + fast_bytes
+    fast_event = paths.decode_flat(fast_bytes)
     general_event = _general_decode(fast_bytes)
     assert fast_event == general_event
     assert fast_event.model_fields_set == general_event.model_fields_set
 
 
-def test_events_with_open_json_take_the_general_path() -> None:
+def test_events_with_open_json_take_the_general_path(paths: Paths) -> None:
     event = TextMessageContentEvent(message_id="m", delta="d", metadata={"k": 1})
-    assert _fast.encode_flat(event) is None
+    assert paths.encode_flat(event) is None
+    raw = TextMessageContentEvent(message_id="m", delta="d", raw_event={"k": 1})
+    assert paths.encode_flat(raw) is None
 
 
 def _message(**fields: Any) -> events_pb2.Event:
@@ -90,27 +133,27 @@ def _message(**fields: Any) -> events_pb2.Event:
         bytes.fromhex("0a060a0208021200"),  # base type TEXT_MESSAGE_END in a start arm
     ],
 )
-def test_fast_decoder_steps_aside_for_anything_unusual(data: bytes) -> None:
-    assert _fast.decode_flat(data) is None
+def test_fast_decoder_steps_aside_for_anything_unusual(paths: Paths, data: bytes) -> None:
+    assert paths.decode_flat(data) is None
 
 
-def test_fast_decoder_reads_a_timestamp() -> None:
+def test_fast_decoder_reads_a_timestamp(paths: Paths) -> None:
     event = TextMessageStartEvent(message_id="m", timestamp=-5)
     data = event_message(event).SerializeToString()
-    assert _fast.encode_flat(event) == data
-    assert _fast.decode_flat(data) == event
+    assert paths.encode_flat(event) == data
+    assert paths.decode_flat(data) == event
 
 
 @pytest.mark.parametrize(
     "arm",
     ["text_message_start", "reasoning_message_start", "text_message_chunk", "subagent_started"],
 )
-def test_fields_with_python_defaults_that_did_not_arrive(arm: str) -> None:
+def test_fields_with_python_defaults_that_did_not_arrive(paths: Paths, arm: str) -> None:
     # Peers may leave out what our encoder always writes (TEXT_MESSAGE_START.role...).
     message = events_pb2.Event()
     getattr(message, arm).base_event.type = events_pb2.EventType.Value(arm.upper())
     data = message.SerializeToString()
-    fast_event = _fast.decode_flat(data)
+    fast_event = paths.decode_flat(data)
     general_event = _general_decode(data)
     assert fast_event == general_event
     assert fast_event.model_fields_set == general_event.model_fields_set
@@ -129,23 +172,106 @@ _FLAT_SAMPLES = [
     value=st.integers(min_value=0, max_value=255),
 )
 def test_fast_decoder_never_accepts_what_the_general_path_reads_differently(
-    sample: bytes, position: int, value: int
+    paths: Paths, sample: bytes, position: int, value: int
 ) -> None:
     corrupted = bytearray(sample)
     corrupted[position % len(corrupted)] = value
     data = bytes(corrupted)
-    fast_event = _fast.decode_flat(data)
+    fast_event = paths.decode_flat(data)
     if fast_event is not None:
         general_event = _general_decode(data)
         assert fast_event == general_event
         assert fast_event.model_fields_set == general_event.model_fields_set
 
 
-def test_an_explicitly_written_empty_implicit_string_reads_as_unset() -> None:
+def test_an_explicitly_written_empty_implicit_string_reads_as_unset(paths: Paths) -> None:
     # REASONING_MESSAGE_START.role is implicit: "" on the wire means unset, whoever wrote it.
     arm = bytes.fromhex("0a020819") + b"\x1a\x01r" + b"\x22\x00"  # base, message_id, role ""
     data = bytes([0xD2, 0x01, len(arm)]) + arm  # envelope field 26
-    fast_event = _fast.decode_flat(data)
+    fast_event = paths.decode_flat(data)
     general_event = _general_decode(data)
     assert fast_event == general_event
     assert fast_event.model_fields_set == general_event.model_fields_set == {"type", "message_id"}
+
+
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        TextMessageContentEvent(message_id="m", delta="\ud800"),  # a lone surrogate
+        TextMessageContentEvent.model_construct(message_id="m", delta=5),  # not a str
+        TextMessageContentEvent.model_construct(message_id="m", delta="d", timestamp=2**53),
+        TextMessageStartEvent.model_construct(message_id="m", role=None, timestamp="1"),
+    ],
+    ids=["surrogate", "int-field", "unsafe-timestamp", "str-timestamp"],
+)
+def test_the_encoder_steps_aside_for_values_only_the_general_path_can_report(
+    paths: Paths, event: Any
+) -> None:
+    assert paths.encode_flat(event) is None
+    assert paths.encode_flat(event, True) is None
+
+
+def test_subclasses_and_str_subclasses_encode_to_the_same_bytes() -> None:
+    class Mine(TextMessageContentEvent):
+        pass
+
+    expected = encode_event(TextMessageContentEvent(message_id="m", delta="hé"))
+    assert encode_event(Mine(message_id="m", delta="hé")) == expected
+    assert encode_event(TextMessageContentEvent(message_id="m", delta=_Text("hé"))) == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xff" * 11,  # a varint longer than 64 bits
+        b"\x12\x8a",  # a length cut off
+        b"\x12\x0b\x0a\x02\x08",  # the base event cut off
+        bytes.fromhex("12100a0b0801108080808080808010") + b"\x12\x01m",  # timestamp 2**53
+        bytes.fromhex("12050a0308011a") + b"\x12",  # field length past the end
+    ],
+)
+def test_malformed_bytes_never_read_past_the_end(paths: Paths, data: bytes) -> None:
+    assert paths.decode_flat(data) is None
+    # The same bytes inside a bigger buffer, read through offsets as FrameDecoder does.
+    padded = b"\x12\x7f" + data + b"\x1a\x03abc" * 8
+    assert paths.decode_flat(padded, 2, 2 + len(data)) is None
+
+
+def test_offsets_select_one_message_in_a_buffer(paths: Paths) -> None:
+    first = encode_event(TextMessageContentEvent(message_id="m", delta="one"))
+    second = encode_event(TextMessageContentEvent(message_id="m", delta="twö"))
+    buffer = first + second
+    assert paths.decode_flat(buffer, 0, len(first)).delta == "one"
+    assert paths.decode_flat(buffer, len(first), len(buffer)).delta == "twö"
+    assert paths.decode_flat(buffer) is None  # two messages are not one
+    assert paths.decode_flat(buffer, len(first), len(first)) is None
+
+
+def test_the_compiled_paths_do_not_leak() -> None:
+    import tracemalloc
+
+    event = TextMessageStartEvent(message_id="m", name="n", timestamp=7, role="user")
+    data = encode_event(event)
+    bad = data[:-1]
+
+    def churn() -> None:
+        for _ in range(20_000):
+            _fast.encode_flat(event)
+            _fast.encode_flat(event, True)
+            _fast.decode_flat(data)
+            _fast.decode_flat(bad)
+
+    churn()  # warm caches (interned strings, free lists)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        churn()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # A leaked event, dict or bytes per call would be megabytes over 80k calls.
+    assert grown < 64 * 1024

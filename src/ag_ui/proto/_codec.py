@@ -177,7 +177,7 @@ def encode_event(event: BaseEvent) -> bytes:
     >>> encode_event(TextMessageContentEvent(message_id="m", delta="hi")).hex()
     '120b0a02080112016d1a026869'
     """
-    fast = _fast.encode_flat(event) if isinstance(event, BaseEvent) else None
+    fast = _fast.encode_flat(event)
     if fast is not None:
         return fast
     # Deterministic: Struct map entries in key order, so equal events give equal bytes in every

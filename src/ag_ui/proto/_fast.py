@@ -9,6 +9,13 @@ model accepts); anything else returns ``None`` and the caller takes the general 
 the generated code, which also produces the precise errors. Tests check both paths give the same
 bytes and the same events.
 
+Both fast paths have a compiled twin in ``_speedups.c`` (built at install when a C compiler is
+there; the plans below are registered with it), which is what ``encode_flat`` and
+``decode_flat`` are when it loaded: the pure-Python loops cost 1.5-1.8 µs per event, the SSE
+path they are measured against 1.1-1.3 µs. ``IMPLEMENTATION`` says which one runs;
+``AG_UI_PURE_PYTHON=1`` in the environment forces the Python one. The Python functions stay the
+reference and are tested against the same general path.
+
 A decoded flat event is built without re-running pydantic validation: protobuf already
 guarantees every field is a ``str``, and the two checks the models add (the timestamp range,
 ``Literal`` roles and subtypes) are done here.
@@ -16,9 +23,11 @@ guarantees every field is a ``str``, and the two checks the models add (the time
 
 from __future__ import annotations
 
+import functools
+import os
 import typing
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from google.protobuf.descriptor import FieldDescriptor
 from pydantic import BaseModel
@@ -26,7 +35,7 @@ from pydantic import BaseModel
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.proto._generated import events_pb2
 
-__all__ = ["decode_flat", "encode_flat"]
+__all__ = ["IMPLEMENTATION", "decode_flat", "encode_flat"]
 
 _MAX_SAFE = 2**53 - 1
 _MISSING = object()  # marks a field with a non-None default that did not arrive
@@ -170,11 +179,24 @@ def install(classes: dict[str, type[BaseEvent]]) -> None:
     for plan in _PLANS.values():
         tag, _ = _read_varint(plan.arm_tag, 0)
         _PLANS_BY_TAG[tag] = plan
+        if _speedups is not None:
+            complete = functools.partial(_complete, plan) if plan.needs_checks else None
+            _speedups.register(
+                plan.cls,
+                EventType(plan.cls.model_fields["type"].default),
+                tag,
+                plan.number,
+                tuple((f.name, f.tag[0], f.implicit) for f in plan.fields),
+                plan.defaults,
+                plan.always_set,
+                complete,
+            )
 
 
-def encode_flat(event: BaseEvent) -> Optional[bytes]:
-    """The ``ag_ui.Event`` bytes of a flat event, or None when the general path is needed."""
-    event_type = event.type
+def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes]:
+    """The ``ag_ui.Event`` bytes of a flat event (with the 4-byte length prefix when
+    ``framed``), or None when the general path is needed."""
+    event_type: Any = getattr(event, "type", None)
     plan = _PLANS.get(event_type.value if isinstance(event_type, EventType) else event_type)
     if plan is None or event.raw_event is not None or event.metadata is not None:
         return None
@@ -197,10 +219,15 @@ def encode_flat(event: BaseEvent) -> Optional[bytes]:
     except (AttributeError, TypeError, UnicodeEncodeError):
         return None  # not a str/int, or a lone surrogate: the general path reports it
     inner = b"".join(out)
-    return plan.arm_tag + _varint(len(inner)) + inner
+    message = plan.arm_tag + _varint(len(inner)) + inner
+    if not framed:
+        return message
+    if len(message) > 0xFFFFFFFF:
+        return None  # the general path raises the EncodingError
+    return len(message).to_bytes(4, "big") + message
 
 
-def decode_flat(data: bytes, start: int = 0, end: int = -1) -> Optional[BaseEvent]:
+def decode_flat_python(data: bytes, start: int = 0, end: int = -1) -> Optional[BaseEvent]:
     """The event in ``data[start:end]`` when it is a plain flat event, else None (use the
     general path). Taking offsets lets the frame decoder skip a copy per frame."""
     # Single-byte varints (tags and lengths under 128) are read inline: this is the hot loop.
@@ -300,3 +327,35 @@ def _read_base(data: bytes, pos: int, stop: int, number: int, values: dict[str, 
         else:
             return False
     return pos == stop and event_type == number
+
+
+def _load_speedups() -> Any:
+    if os.environ.get("AG_UI_PURE_PYTHON") == "1":
+        return None
+    try:
+        from ag_ui.proto import _speedups
+    except ImportError:  # built without a C compiler: the Python paths give the same results
+        return None
+    _speedups.configure(
+        _SLOTS["__dict__"],
+        _SLOTS["__pydantic_fields_set__"],
+        _SLOTS["__pydantic_extra__"],
+        _SLOTS["__pydantic_private__"],
+    )
+    return _speedups
+
+
+_speedups = _load_speedups()
+
+IMPLEMENTATION = "python" if _speedups is None else "c"
+"""Which flat-event fast paths run: ``"c"`` (the compiled ``_speedups``) or ``"python"``."""
+
+encode_flat: Callable[..., Optional[bytes]] = (
+    encode_flat_python if _speedups is None else _speedups.encode_flat
+)
+"""``encode_flat(event, framed=False)``: see ``encode_flat_python``."""
+
+decode_flat: Callable[..., Optional[BaseEvent]] = (
+    decode_flat_python if _speedups is None else _speedups.decode_flat
+)
+"""``decode_flat(data, start=0, end=-1)``: see ``decode_flat_python``."""

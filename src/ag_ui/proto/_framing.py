@@ -18,8 +18,8 @@ from ag_ui.core.errors import (
     UnknownEventArmError,
 )
 from ag_ui.core.events import BaseEvent, Event
+from ag_ui.proto import _fast
 from ag_ui.proto._codec import decode_event, encode_event
-from ag_ui.proto._fast import decode_flat
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "FrameDecoder", "encode_frame"]
 
@@ -38,6 +38,9 @@ def encode_frame(event: BaseEvent) -> bytes:
     >>> encode_frame(TextMessageContentEvent(message_id="m", delta="hi")).hex()
     '0000000d120b0a02080112016d1a026869'
     """
+    frame = _fast.encode_flat(event, True)
+    if frame is not None:
+        return frame
     message = encode_event(event)
     if len(message) > _MAX_LENGTH:
         raise EncodingError(f"a {len(message)}-byte message does not fit a 4-byte length prefix")
@@ -98,7 +101,7 @@ class FrameDecoder:
         else:
             work = data if type(data) is bytes else bytes(data)
         offset, size, limit, index = 0, len(work), self.max_frame_size, self.frames_read
-        unpack, flat, append = _PREFIX.unpack_from, decode_flat, events.append
+        unpack, flat, append = _PREFIX.unpack_from, _fast.decode_flat, events.append
         try:
             while size - offset >= 4:
                 (length,) = unpack(work, offset)
