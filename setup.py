@@ -1,6 +1,7 @@
 """Build of the optional C accelerator; everything else is declared in pyproject.toml.
 
-``ag_ui.proto._speedups`` compiles the protobuf fast paths of the streaming events. It is
+``ag_ui.proto._speedups`` (``src/ag_ui/proto/_c/``) compiles the protobuf fast paths: whole
+events for the streaming and open-JSON arms, and the ``google.protobuf.Value`` codec. It is
 optional: without a C compiler the build warns and the package uses the pure-Python paths in
 ``ag_ui/proto/_fast.py``, which give the same bytes and events, more slowly. Set
 ``AG_UI_REQUIRE_SPEEDUPS=1`` to make a failed compile fail the install instead (CI does).
@@ -14,7 +15,8 @@ setup(
     ext_modules=[
         Extension(
             "ag_ui.proto._speedups",
-            ["src/ag_ui/proto/_speedups.c"],
+            ["src/ag_ui/proto/_c/speedups.c", "src/ag_ui/proto/_c/values.c"],
+            depends=["src/ag_ui/proto/_c/values.h", "src/ag_ui/proto/_c/wire.h"],
             extra_compile_args=["-O2"] if os.name == "posix" else [],
             optional=os.environ.get("AG_UI_REQUIRE_SPEEDUPS") != "1",
         )

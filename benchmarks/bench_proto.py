@@ -40,14 +40,7 @@ DELTAS = ["Hello", " wörld", ", ", "naïve", " café", " 你好", " 👋", " th
 
 
 def stream_mix() -> list[Any]:
-    snapshot = {
-        "user": {"id": "u-123", "name": "Ada Lovelace", "prefs": {"theme": "dark", "lang": "en"}},
-        "items": [
-            {"id": i, "title": f"Item number {i}", "done": i % 3 == 0, "score": i * 1.5}
-            for i in range(24)
-        ],
-        "cursor": None,
-    }
+    snapshot = state(24)
     events: list[Any] = [RunStartedEvent(thread_id="thread-1", run_id="run-1")]
     events += [
         TextMessageContentEvent(message_id="msg-1", delta=DELTAS[i % len(DELTAS)])
@@ -80,6 +73,50 @@ def best_of(
         for name, function in candidates.items():
             times[name] = min(times[name], timeit.timeit(function, number=number) / number)
     return times
+
+
+def state(items: int) -> dict[str, Any]:
+    return {
+        "user": {"id": "u-123", "name": "Ada Lovelace", "prefs": {"theme": "dark", "lang": "en"}},
+        "items": [
+            {"id": i, "title": f"Item number {i}", "done": i % 3 == 0, "score": i * 1.5}
+            for i in range(items)
+        ],
+        "cursor": None,
+    }
+
+
+def open_json_report() -> None:
+    """Events carrying open JSON (google.protobuf.Value / Struct): state snapshots take the
+    compiled flat path; RUN_FINISHED (nested fields) the general path with the compiled Value
+    codec."""
+    cases = {
+        "STATE_SNAPSHOT 2 KB": StateSnapshotEvent(snapshot=state(24)),
+        "STATE_SNAPSHOT 64 KB": StateSnapshotEvent(snapshot=state(1000)),
+        "RUN_FINISHED + 2 KB result": RunFinishedEvent(thread_id="t", run_id="r", result=state(24)),
+    }
+    print("  open JSON (per event; ratio = SSE time / proto time):")
+    for name, event in cases.items():
+        payload, message = event_to_json(event), encode_event(event)
+        assert decode_event(message) == parse_event(payload)
+        number = 2 if "64" in name else 50
+        t = best_of(
+            {
+                "sse_encode": lambda e=event: event_to_json(e),
+                "proto_encode": lambda e=event: encode_event(e),
+                "sse_decode": lambda p=payload: parse_event(p),
+                "proto_decode": lambda m=message: decode_event(m),
+            },
+            rounds=7,
+            number=number,
+        )
+        print(
+            f"    {name:27} {len(message) / len(payload):.2f}x bytes; encode SSE "
+            f"{t['sse_encode'] * 1e6:.1f} µs, proto {t['proto_encode'] * 1e6:.1f} µs "
+            f"({t['sse_encode'] / t['proto_encode']:.2f}x); decode SSE "
+            f"{t['sse_decode'] * 1e6:.1f} µs, proto {t['proto_decode'] * 1e6:.1f} µs "
+            f"({t['sse_decode'] / t['proto_decode']:.2f}x)"
+        )
 
 
 def json_format_encode(wire: dict[str, Any]) -> bytes:
@@ -172,6 +209,7 @@ def main() -> None:
         f"  alternative      json_format.ParseDict encode of the {len(streaming)} streaming "
         f"events is {json_format_small / ours_small:.1f}x slower than encode_frame"
     )
+    open_json_report()
     ts = typescript([e.model_dump(by_alias=True, mode="json") for e in events])
     if ts is None:
         print("  TypeScript       skipped (node or tests/interop/node_modules missing)")

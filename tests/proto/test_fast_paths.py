@@ -2,13 +2,17 @@
 bytes out, same events (and fields-set) in, and they step aside for anything unusual.
 
 Every test runs against both implementations: the pure-Python reference and the compiled
-``_speedups`` (which must be built: it is what ships, and what the benchmarks measure)."""
+``_speedups`` (which must be built: it is what ships, and what the benchmarks measure). The
+general path they are compared with runs with the compiled Value codec switched off, so the
+reference is the generated code alone."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -18,12 +22,18 @@ from hypothesis import strategies as st
 from proto_corpus import corpus
 from proto_strategies import EVENTS, fields
 
-from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent, parse_event
-from ag_ui.proto import _fast, encode_event
+from ag_ui.core import (
+    StateSnapshotEvent,
+    TextMessageContentEvent,
+    TextMessageStartEvent,
+    parse_event,
+)
+from ag_ui.proto import _fast, _values, encode_event
 from ag_ui.proto._codec import _PLANS, event_message, wire_dict
 from ag_ui.proto._generated import events_pb2
 
-FLAT = sorted(_fast._PLANS)
+FLAT = sorted(name for name, plan in _fast._PLANS.items() if plan.python)
+FLAT_C = sorted(_fast._PLANS)  # the compiled paths also carry open JSON
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,21 @@ def paths(request: pytest.FixtureRequest) -> Paths:
     return IMPLEMENTATIONS[request.param]
 
 
+@contextmanager
+def generated_code_only() -> Iterator[None]:
+    saved = _values.speedups
+    _values.speedups = None
+    try:
+        yield
+    finally:
+        _values.speedups = saved
+
+
+def _general_bytes(event: Any) -> bytes:
+    with generated_code_only():
+        return bytes(event_message(event).SerializeToString(deterministic=True))
+
+
 def test_the_compiled_paths_are_built_and_in_use() -> None:
     # scripts/test installs with AG_UI_REQUIRE_SPEEDUPS=1; this catches a silent fallback.
     assert _fast.IMPLEMENTATION == "c"
@@ -59,6 +84,7 @@ def test_pure_python_can_be_forced() -> None:
 
 
 def test_the_flat_events() -> None:
+    assert sorted(set(FLAT_C) - set(FLAT)) == ["CUSTOM", "RAW", "STATE_SNAPSHOT"]
     assert FLAT == [
         "REASONING_ENCRYPTED_VALUE",
         "REASONING_END",
@@ -83,19 +109,25 @@ def test_the_flat_events() -> None:
 
 
 def _general_decode(data: bytes) -> Any:
-    wire = wire_dict(data)
+    with generated_code_only():
+        wire = wire_dict(data)
     return _PLANS[wire["type"]].validate(wire)
 
 
-@pytest.mark.parametrize("event_type", FLAT)
+@pytest.mark.parametrize(
+    ("implementation", "event_type"),
+    [("python", name) for name in FLAT] + [("c", name) for name in FLAT_C],
+)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
-def test_fast_and_general_paths_agree(paths: Paths, event_type: str, data: Any) -> None:
+def test_fast_and_general_paths_agree(implementation: str, event_type: str, data: Any) -> None:
+    paths = IMPLEMENTATIONS[implementation]
     required, optional = EVENTS[event_type]
-    optional = {k: v for k, v in optional.items() if k not in ("rawEvent", "metadata")}
+    if implementation == "python":  # open JSON is for the compiled paths only
+        optional = {k: v for k, v in optional.items() if k not in ("rawEvent", "metadata")}
     event = parse_event(data.draw(fields({"type": st.just(event_type), **required}, optional)))
     fast_bytes = paths.encode_flat(event)
-    assert fast_bytes == event_message(event).SerializeToString()
+    assert fast_bytes == _general_bytes(event)
     framed = paths.encode_flat(event, True)
     assert framed == len(fast_bytes).to_bytes(4, "big") + fast_bytes
     fast_event = paths.decode_flat(fast_bytes)
@@ -104,11 +136,11 @@ def test_fast_and_general_paths_agree(paths: Paths, event_type: str, data: Any) 
     assert fast_event.model_fields_set == general_event.model_fields_set
 
 
-def test_events_with_open_json_take_the_general_path(paths: Paths) -> None:
+def test_python_leaves_open_json_to_the_general_path() -> None:
     event = TextMessageContentEvent(message_id="m", delta="d", metadata={"k": 1})
-    assert paths.encode_flat(event) is None
+    assert _fast.encode_flat_python(event) is None
     raw = TextMessageContentEvent(message_id="m", delta="d", raw_event={"k": 1})
-    assert paths.encode_flat(raw) is None
+    assert _fast.encode_flat_python(raw) is None
 
 
 def _message(**fields: Any) -> events_pb2.Event:
@@ -139,7 +171,7 @@ def test_fast_decoder_steps_aside_for_anything_unusual(paths: Paths, data: bytes
 
 def test_fast_decoder_reads_a_timestamp(paths: Paths) -> None:
     event = TextMessageStartEvent(message_id="m", timestamp=-5)
-    data = event_message(event).SerializeToString()
+    data = _general_bytes(event)
     assert paths.encode_flat(event) == data
     assert paths.decode_flat(data) == event
 
@@ -252,11 +284,17 @@ def test_offsets_select_one_message_in_a_buffer(paths: Paths) -> None:
 
 
 def test_the_compiled_paths_do_not_leak() -> None:
+    import datetime
     import tracemalloc
 
     event = TextMessageStartEvent(message_id="m", name="n", timestamp=7, role="user")
     data = encode_event(event)
     bad = data[:-1]
+    state = {"items": [{"id": i, "title": f"tïtle {i}", "ok": None} for i in range(20)]}
+    snapshot = StateSnapshotEvent(snapshot=state, metadata={"k": ["v", 1.5]})
+    snapshot_data = encode_event(snapshot)
+    bad_snapshot = snapshot_data.replace(b"t\xc3\xaftle 7", b"t\xff\xaftle 7")  # bad UTF-8
+    late_refusal = StateSnapshotEvent(snapshot={"a": [1, 2, {"b": datetime.date(2026, 1, 1)}]})
 
     def churn() -> None:
         for _ in range(20_000):
@@ -264,6 +302,11 @@ def test_the_compiled_paths_do_not_leak() -> None:
             _fast.encode_flat(event, True)
             _fast.decode_flat(data)
             _fast.decode_flat(bad)
+        for _ in range(2_000):
+            _fast.encode_flat(snapshot)
+            _fast.encode_flat(late_refusal)
+            _fast.decode_flat(snapshot_data)
+            assert _fast.decode_flat(bad_snapshot) is None
 
     churn()  # warm caches (interned strings, free lists)
     tracemalloc.start()
@@ -273,5 +316,5 @@ def test_the_compiled_paths_do_not_leak() -> None:
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    # A leaked event, dict or bytes per call would be megabytes over 80k calls.
+    # A leaked event, dict, str or bytes per call would be megabytes over these 88k calls.
     assert grown < 64 * 1024

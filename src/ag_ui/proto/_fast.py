@@ -1,30 +1,28 @@
-"""Fast paths for the *flat* events: those whose fields are all strings (text, tool-call,
-step and reasoning streaming events), which make up almost every frame of a run.
+"""Fast paths for the *flat* events: those whose fields are strings or open JSON
+(``google.protobuf.Value`` / ``Struct``): the text, tool-call, step and reasoning streaming
+events, which make up almost every frame of a run, and STATE_SNAPSHOT, CUSTOM and RAW.
 
-Going through the generated classes costs a Python->C crossing per field; for these events
-writing and reading the few wire bytes directly in Python is about twice as fast (see
-``benchmarks/bench_proto.py``). The fast paths handle only the plain shape (base event with at
-most ``type`` and ``timestamp``, known string fields, each arm once, valid UTF-8, values the
-model accepts); anything else returns ``None`` and the caller takes the general path through
-the generated code, which also produces the precise errors. Tests check both paths give the same
-bytes and the same events.
+Going through the generated classes costs a Python->C crossing per field (per JSON node for open
+JSON). The fast paths handle only the plain shape (known fields, each message field once, valid
+UTF-8, values the model accepts, JSON of plain dicts, lists, str, int, float, bool and None);
+anything else returns ``None`` and the caller takes the general path through the generated
+code, which also produces the precise errors. Tests check both paths give the same bytes and
+the same events.
 
-Both fast paths have a compiled twin in ``_speedups.c`` (built at install when a C compiler is
-there; the plans below are registered with it), which is what ``encode_flat`` and
-``decode_flat`` are when it loaded: the pure-Python loops cost 1.5-1.8 µs per event, the SSE
-path they are measured against 1.1-1.3 µs. ``IMPLEMENTATION`` says which one runs;
-``AG_UI_PURE_PYTHON=1`` in the environment forces the Python one. The Python functions stay the
-reference and are tested against the same general path.
+Two implementations: the compiled ``_speedups`` (``_c/speedups.c``, built at install when a C
+compiler is there), which is what ``encode_flat`` and ``decode_flat`` are when it loaded, and
+the pure-Python functions below, which cover the all-string events only. The Python loops cost
+1.5-1.8 µs per event, the SSE path they are measured against 1.1-1.3 µs; compiled, 0.3-0.4 µs.
+``IMPLEMENTATION`` says which runs; ``AG_UI_PURE_PYTHON=1`` forces Python.
 
 A decoded flat event is built without re-running pydantic validation: protobuf already
-guarantees every field is a ``str``, and the two checks the models add (the timestamp range,
-``Literal`` roles and subtypes) are done here.
+guarantees every field is a ``str`` (open JSON fields are typed ``Any``), and the two checks
+the models add (the timestamp range, ``Literal`` roles and subtypes) are done here.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -33,6 +31,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from pydantic import BaseModel
 
 from ag_ui.core.events import BaseEvent, EventType
+from ag_ui.proto._accelerator import IMPLEMENTATION, speedups
 from ag_ui.proto._generated import events_pb2
 
 __all__ = ["IMPLEMENTATION", "decode_flat", "encode_flat"]
@@ -73,10 +72,16 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
             raise IndexError("varint too long")
 
 
+# Field kinds, as _c/speedups.c numbers them.
+_STRING, _VALUE, _STRUCT = 0, 1, 2
+_JSON_KINDS = {"google.protobuf.Value": _VALUE, "google.protobuf.Struct": _STRUCT}
+
+
 @dataclass(frozen=True, slots=True)
 class _Field:
     name: str  # proto field name == Python attribute name
     tag: bytes
+    kind: int  # _STRING, _VALUE or _STRUCT
     implicit: bool  # proto3 implicit presence: "" is not written
     required: bool  # the Python field has no default
     allowed: Optional[frozenset[str]]  # the values a Literal annotation admits
@@ -97,6 +102,7 @@ class _FlatPlan:
     defaulted: tuple[tuple[str, Any], ...]  # fields whose Python default is not None
     needs_checks: bool  # some field has a Literal type or a Python default behind ""
     always_set: frozenset[str]  # "type" and the implicit strings the wire always carries
+    python: bool  # all fields are strings: the pure-Python paths handle it too
 
 
 def _allowed_values(annotation: Any) -> Optional[frozenset[str]]:
@@ -109,11 +115,22 @@ def _allowed_values(annotation: Any) -> Optional[frozenset[str]]:
     return None
 
 
+def _kind(field: FieldDescriptor) -> Optional[int]:
+    """The fast-path kind of a field, None when the fast paths cannot carry it."""
+    if field.number >= 16 or field.is_repeated:
+        return None  # two-byte tags; repeated fields
+    if field.type == FieldDescriptor.TYPE_STRING:
+        return _STRING
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        return _JSON_KINDS.get(field.message_type.full_name)
+    return None
+
+
 def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
     plans = {}
     for arm in events_pb2.Event.DESCRIPTOR.oneofs_by_name["event"].fields:
         fields = [f for f in arm.message_type.fields if f.name != "base_event"]
-        if not all(f.type == FieldDescriptor.TYPE_STRING and f.number < 16 for f in fields):
+        if any(_kind(f) is None for f in fields):
             continue
         type_name = arm.name.upper()
         cls = classes[type_name]
@@ -122,13 +139,15 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
             _Field(
                 name=f.name,
                 tag=bytes([f.number << 3 | 2]),
+                kind=_kind(f) or _STRING,
                 implicit=not f.has_presence,
                 required=model_fields[f.name].is_required(),
                 allowed=_allowed_values(model_fields[f.name].annotation),
             )
             for f in sorted(fields, key=lambda f: f.number)
         )
-        implicit_defaulted = tuple(f.name for f in planned if f.implicit and not f.required)
+        strings = [f for f in planned if f.kind == _STRING]
+        implicit_defaulted = tuple(f.name for f in strings if f.implicit and not f.required)
         literals = tuple((f.name, f.allowed) for f in planned if f.allowed is not None)
         defaulted = tuple(
             (name, info.default)
@@ -143,27 +162,35 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
             arm_tag=_varint(arm.number << 3 | 2),
             base_type=base_type,
             fields=planned,
-            by_tag={field.tag[0]: field.name for field in planned},
-            defaults=_starting_values(model_fields, EventType(type_name)),
+            by_tag={field.tag[0]: field.name for field in strings},
+            defaults=_starting_values(
+                model_fields,
+                EventType(type_name),
+                frozenset(f.name for f in planned if f.kind != _STRING),
+            ),
             plain_base=b"\x0a" + _varint(len(base_type)) + base_type,
             implicit_defaulted=implicit_defaulted,
             literals=literals,
             defaulted=defaulted,
             needs_checks=bool(literals or implicit_defaulted or defaulted),
-            always_set=frozenset(["type", *(f.name for f in planned if f.implicit and f.required)]),
+            always_set=frozenset(["type", *(f.name for f in strings if f.implicit and f.required)]),
+            python=len(strings) == len(planned),
         )
     return plans
 
 
-def _starting_values(model_fields: dict[str, Any], event_type: EventType) -> dict[str, Any]:
+def _starting_values(
+    model_fields: dict[str, Any], event_type: EventType, json_fields: frozenset[str]
+) -> dict[str, Any]:
     """Field values before any arrive, in declaration order: "" for required strings (proto3
-    writes no ""), None for optional ones, ``_MISSING`` where the Python default is not None."""
+    writes no ""), None for optional ones and open JSON (a required one must arrive: the C path
+    checks), ``_MISSING`` where the Python default is not None."""
     values: dict[str, Any] = {}
     for name, info in model_fields.items():
         if name == "type":
             values[name] = event_type
         elif info.is_required():
-            values[name] = ""
+            values[name] = None if name in json_fields else ""
         else:
             values[name] = None if info.default is None else _MISSING
     return values
@@ -178,15 +205,16 @@ def install(classes: dict[str, type[BaseEvent]]) -> None:
     _PLANS.update(_build(classes))
     for plan in _PLANS.values():
         tag, _ = _read_varint(plan.arm_tag, 0)
-        _PLANS_BY_TAG[tag] = plan
-        if _speedups is not None:
+        if plan.python:
+            _PLANS_BY_TAG[tag] = plan
+        if speedups is not None:
             complete = functools.partial(_complete, plan) if plan.needs_checks else None
-            _speedups.register(
+            speedups.register(
                 plan.cls,
                 EventType(plan.cls.model_fields["type"].default),
                 tag,
                 plan.number,
-                tuple((f.name, f.tag[0], f.implicit) for f in plan.fields),
+                tuple((f.name, f.tag[0], f.kind, f.implicit, f.required) for f in plan.fields),
                 plan.defaults,
                 plan.always_set,
                 complete,
@@ -198,7 +226,9 @@ def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes
     ``framed``), or None when the general path is needed."""
     event_type: Any = getattr(event, "type", None)
     plan = _PLANS.get(event_type.value if isinstance(event_type, EventType) else event_type)
-    if plan is None or event.raw_event is not None or event.metadata is not None:
+    if plan is None or not plan.python:
+        return None
+    if event.raw_event is not None or event.metadata is not None:
         return None
     try:
         timestamp = event.timestamp
@@ -329,33 +359,12 @@ def _read_base(data: bytes, pos: int, stop: int, number: int, values: dict[str, 
     return pos == stop and event_type == number
 
 
-def _load_speedups() -> Any:
-    if os.environ.get("AG_UI_PURE_PYTHON") == "1":
-        return None
-    try:
-        from ag_ui.proto import _speedups
-    except ImportError:  # built without a C compiler: the Python paths give the same results
-        return None
-    _speedups.configure(
-        _SLOTS["__dict__"],
-        _SLOTS["__pydantic_fields_set__"],
-        _SLOTS["__pydantic_extra__"],
-        _SLOTS["__pydantic_private__"],
-    )
-    return _speedups
-
-
-_speedups = _load_speedups()
-
-IMPLEMENTATION = "python" if _speedups is None else "c"
-"""Which flat-event fast paths run: ``"c"`` (the compiled ``_speedups``) or ``"python"``."""
-
 encode_flat: Callable[..., Optional[bytes]] = (
-    encode_flat_python if _speedups is None else _speedups.encode_flat
+    encode_flat_python if speedups is None else speedups.encode_flat
 )
 """``encode_flat(event, framed=False)``: see ``encode_flat_python``."""
 
 decode_flat: Callable[..., Optional[BaseEvent]] = (
-    decode_flat_python if _speedups is None else _speedups.decode_flat
+    decode_flat_python if speedups is None else speedups.decode_flat
 )
 """``decode_flat(data, start=0, end=-1)``: see ``decode_flat_python``."""

@@ -1,16 +1,22 @@
-"""The compiled flat-event fast paths (``_speedups.c``); see ``ag_ui.proto._fast``."""
+"""The compiled fast paths (``_c/``); see ``ag_ui.proto._fast`` and ``ag_ui.proto._values``."""
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
+
+_T = TypeVar("_T")
 
 def encode_flat(event: Any, framed: bool = ...) -> Optional[bytes]: ...
 def decode_flat(data: bytes, start: int = ..., end: int = ...) -> Optional[Any]: ...
+def encode_value(obj: Any) -> Optional[bytes]: ...
+def encode_struct(obj: Any) -> Optional[bytes]: ...
+def decode_value(data: bytes, unreadable: _T) -> Any: ...
+def decode_struct(data: bytes, unreadable: _T) -> dict[str, Any] | _T: ...
 def configure(dict_slot: Any, fields_set_slot: Any, extra_slot: Any, private_slot: Any) -> None: ...
 def register(
     cls: type,
     type_member: Any,
     arm_tag: int,
     number: int,
-    fields: tuple[tuple[str, int, bool], ...],
+    fields: tuple[tuple[str, int, int, bool, bool], ...],
     defaults: dict[str, Any],
     always_set: frozenset[str],
     complete: Optional[Callable[[dict[str, Any], set[str]], bool]],

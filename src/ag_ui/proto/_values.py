@@ -4,6 +4,13 @@ Numbers travel as doubles, so an integral double within the JSON safe range deco
 ``int`` (``{"n": 5}`` stays ``5``, as in JavaScript). Encoding an integer outside ±(2^53-1)
 raises instead of silently rounding it. NaN and infinities become ``null``, which is what the
 SSE encoder writes for them, so both transports carry the same value.
+
+With the compiled ``_speedups`` loaded, values of plain JSON types are written and read in one
+C call each (``encode_value`` then one upb parse, ``decode_value`` of the serialized bytes)
+instead of a Python->upb crossing per node, 20-40x faster for a state snapshot; anything else
+(datetimes, models, integers outside the safe range, odd shapes) takes the walks below, which
+are the reference and produce the errors. Struct entries are written in upb's deterministic
+order either way, so both give the same bytes.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from ag_ui.core.errors import EncodingError
+from ag_ui.proto._accelerator import speedups
 from ag_ui.proto._value_bytes import Unreadable, read_struct, read_value
 
 __all__ = [
@@ -28,6 +36,7 @@ __all__ = [
 ]
 
 MAX_SAFE_INTEGER = 2**53 - 1
+_UNREADABLE = object()  # what the compiled readers return for bytes they leave to the walk
 
 
 class WireProblem(ValueError):
@@ -60,6 +69,15 @@ def _raise_with_path(exc: _EncodePathError, key: str) -> None:
 
 def fill_value(message: Any, obj: Any) -> None:
     """Set ``message`` (a ``google.protobuf.Value``) to the JSON value ``obj``."""
+    if speedups is not None:
+        data = speedups.encode_value(obj)
+        if data is not None:
+            message.MergeFromString(data)
+            return
+    _fill_value(message, obj)
+
+
+def _fill_value(message: Any, obj: Any) -> None:
     if obj is None:
         message.null_value = 0
     elif obj is True or obj is False:
@@ -82,14 +100,14 @@ def fill_value(message: Any, obj: Any) -> None:
     elif isinstance(obj, Mapping):
         struct = message.struct_value
         struct.SetInParent()
-        fill_struct(struct, obj)
+        _fill_struct(struct, obj)
     elif isinstance(obj, (list, tuple)):
         values = message.list_value
         values.SetInParent()
         add = values.values.add
         for index, item in enumerate(obj):
             try:
-                fill_value(add(), item)
+                _fill_value(add(), item)
             except _EncodePathError as exc:
                 _raise_with_path(exc, f"[{index}]")
     else:
@@ -100,16 +118,27 @@ def fill_value(message: Any, obj: Any) -> None:
         except Exception as exc:
             reason = f"cannot encode {type(obj).__name__} as JSON: {exc}"
             raise _EncodePathError(reason, []) from None
-        fill_value(message, jsonable)
+        _fill_value(message, jsonable)
 
 
 def fill_struct(struct: Any, obj: Mapping[Any, Any]) -> None:
-    """Fill ``struct`` (a ``google.protobuf.Struct``) from a JSON object."""
+    """Fill ``struct`` (a ``google.protobuf.Struct``) from a JSON object (an empty one sets
+    nothing: callers that need the field present call ``SetInParent``)."""
+    if speedups is not None:
+        data = speedups.encode_struct(obj)
+        if data is not None:
+            if data:
+                struct.MergeFromString(data)
+            return
+    _fill_struct(struct, obj)
+
+
+def _fill_struct(struct: Any, obj: Mapping[Any, Any]) -> None:
     fields = struct.fields
     for key, item in obj.items():
         name = key if isinstance(key, str) else str(to_jsonable_python(key))
         try:
-            fill_value(fields[name], item)
+            _fill_value(fields[name], item)
         except _EncodePathError as exc:
             _raise_with_path(exc, f".{name}")
 
@@ -127,8 +156,13 @@ def value_to_python(message: Any) -> Any:
     if kind == "struct_value" or kind == "list_value":
         # Containers: reading the re-serialized bytes beats a upb call per node (see
         # _value_bytes); the walk below stays the reference and the error path.
+        data = message.SerializeToString()
+        if speedups is not None:
+            value = speedups.decode_value(data, _UNREADABLE)
+            if value is not _UNREADABLE:
+                return value
         try:
-            return read_value(message.SerializeToString())
+            return read_value(data)
         except Unreadable:
             pass
     return _walk_value(message, kind)
@@ -161,8 +195,14 @@ def _walk_value(message: Any, kind: Any) -> Any:
 
 def struct_to_dict(struct: Any) -> dict[str, Any]:
     """The JSON object held by a ``google.protobuf.Struct``."""
+    data = struct.SerializeToString()
+    if speedups is not None:
+        result: Any = speedups.decode_struct(data, _UNREADABLE)
+        if result is not _UNREADABLE:
+            decoded: dict[str, Any] = result
+            return decoded
     try:
-        return read_struct(struct.SerializeToString())
+        return read_struct(data)
     except Unreadable:
         return _walk_struct(struct)
 

@@ -1,0 +1,40 @@
+"""The compiled fast paths (``_speedups``, from ``_c/``), when they were built and are wanted.
+
+``speedups`` is the configured extension module, or None: the package was installed without a
+C compiler, or ``AG_UI_PURE_PYTHON=1`` is set. Every caller keeps a pure-Python path that gives
+the same bytes and the same events; the compiled one only makes them faster.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pydantic import BaseModel
+
+__all__ = ["IMPLEMENTATION", "speedups"]
+
+
+def _load() -> Any:
+    if os.environ.get("AG_UI_PURE_PYTHON") == "1":
+        return None
+    try:
+        from ag_ui.proto import _speedups
+    except ImportError:
+        return None
+    # pydantic keeps these in __slots__: a decoded event is filled through them, as
+    # model_construct would, without re-running validation.
+    slots = BaseModel.__dict__
+    _speedups.configure(
+        slots["__dict__"],
+        slots["__pydantic_fields_set__"],
+        slots["__pydantic_extra__"],
+        slots["__pydantic_private__"],
+    )
+    return _speedups
+
+
+speedups = _load()
+
+IMPLEMENTATION = "python" if speedups is None else "c"
+"""Which fast paths run: ``"c"`` (the compiled ``_speedups``) or ``"python"``."""
