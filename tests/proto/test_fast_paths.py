@@ -8,9 +8,6 @@ reference is the generated code alone."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -72,15 +69,6 @@ def test_the_compiled_paths_are_built_and_in_use() -> None:
     # scripts/test installs with AG_UI_REQUIRE_SPEEDUPS=1; this catches a silent fallback.
     assert _fast.IMPLEMENTATION == "c"
     assert _fast.decode_flat is not _fast.decode_flat_python
-
-
-def test_pure_python_can_be_forced() -> None:
-    code = "from ag_ui.proto import _fast; print(_fast.IMPLEMENTATION)"
-    env = {**os.environ, "AG_UI_PURE_PYTHON": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    assert done.stdout.strip() == "python"
 
 
 def test_the_flat_events() -> None:
