@@ -23,6 +23,7 @@ from typing import Any, Callable
 from google.protobuf import json_format
 
 from ag_ui.core import (
+    ActivitySnapshotEvent,
     RunFinishedEvent,
     RunStartedEvent,
     StateDeltaEvent,
@@ -86,16 +87,25 @@ def state(items: int) -> dict[str, Any]:
     }
 
 
-def open_json_report() -> None:
-    """Events carrying open JSON (google.protobuf.Value / Struct): state snapshots take the
-    compiled flat path; RUN_FINISHED (nested fields) the general path with the compiled Value
-    codec."""
+def beyond_streaming_report() -> None:
+    """Per event, the events other than the streaming ones: state snapshots and deltas and
+    activity snapshots take the compiled flat path; RUN_* events (nested fields) the general
+    path through the generated classes, with the compiled codec for their open JSON."""
+    delta = [
+        {"op": "replace", "path": "/items/0/done", "value": True},
+        {"op": "add", "path": "/cursor", "value": "c-2"},
+    ]
     cases = {
         "STATE_SNAPSHOT 2 KB": StateSnapshotEvent(snapshot=state(24)),
         "STATE_SNAPSHOT 64 KB": StateSnapshotEvent(snapshot=state(1000)),
+        "STATE_DELTA, 2 operations": StateDeltaEvent(delta=delta),
+        "ACTIVITY_SNAPSHOT": ActivitySnapshotEvent(
+            message_id="a1", activity_type="PLAN", content={"steps": ["look", "book"], "at": 1}
+        ),
+        "RUN_STARTED": RunStartedEvent(thread_id="thread-1", run_id="run-1"),
         "RUN_FINISHED + 2 KB result": RunFinishedEvent(thread_id="t", run_id="r", result=state(24)),
     }
-    print("  open JSON (per event; ratio = SSE time / proto time):")
+    print("  beyond the streaming events (per event; ratio = SSE time / proto time):")
     for name, event in cases.items():
         payload, message = event_to_json(event), encode_event(event)
         assert decode_event(message) == parse_event(payload)
@@ -111,7 +121,7 @@ def open_json_report() -> None:
             number=number,
         )
         print(
-            f"    {name:27} {len(message) / len(payload):.2f}x bytes; encode SSE "
+            f"    {name:26} {len(message) / len(payload):.2f}x bytes; encode SSE "
             f"{t['sse_encode'] * 1e6:.1f} µs, proto {t['proto_encode'] * 1e6:.1f} µs "
             f"({t['sse_encode'] / t['proto_encode']:.2f}x); decode SSE "
             f"{t['sse_decode'] * 1e6:.1f} µs, proto {t['proto_decode'] * 1e6:.1f} µs "
@@ -209,7 +219,7 @@ def main() -> None:
         f"  alternative      json_format.ParseDict encode of the {len(streaming)} streaming "
         f"events is {json_format_small / ours_small:.1f}x slower than encode_frame"
     )
-    open_json_report()
+    beyond_streaming_report()
     ts = typescript([e.model_dump(by_alias=True, mode="json") for e in events])
     if ts is None:
         print("  TypeScript       skipped (node or tests/interop/node_modules missing)")

@@ -14,20 +14,23 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import pytest
+from google.protobuf import struct_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from proto_corpus import corpus
 from proto_strategies import EVENTS, fields
 
 from ag_ui.core import (
+    StateDeltaEvent,
     StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageStartEvent,
     parse_event,
 )
-from ag_ui.proto import _fast, _values, encode_event
+from ag_ui.core.errors import EncodingError, MalformedFrameError
+from ag_ui.proto import _fast, _values, decode_event, encode_event
 from ag_ui.proto._codec import _PLANS, event_message, wire_dict
-from ag_ui.proto._generated import events_pb2
+from ag_ui.proto._generated import events_pb2, patch_pb2
 
 FLAT = sorted(name for name, plan in _fast._PLANS.items() if plan.python)
 FLAT_C = sorted(_fast._PLANS)  # the compiled paths also carry open JSON
@@ -72,7 +75,14 @@ def test_the_compiled_paths_are_built_and_in_use() -> None:
 
 
 def test_the_flat_events() -> None:
-    assert sorted(set(FLAT_C) - set(FLAT)) == ["CUSTOM", "RAW", "STATE_SNAPSHOT"]
+    assert sorted(set(FLAT_C) - set(FLAT)) == [
+        "ACTIVITY_DELTA",
+        "ACTIVITY_SNAPSHOT",
+        "CUSTOM",
+        "RAW",
+        "STATE_DELTA",
+        "STATE_SNAPSHOT",
+    ]
     assert FLAT == [
         "REASONING_ENCRYPTED_VALUE",
         "REASONING_END",
@@ -283,6 +293,14 @@ def test_the_compiled_paths_do_not_leak() -> None:
     snapshot_data = encode_event(snapshot)
     bad_snapshot = snapshot_data.replace(b"t\xc3\xaftle 7", b"t\xff\xaftle 7")  # bad UTF-8
     late_refusal = StateSnapshotEvent(snapshot={"a": [1, 2, {"b": datetime.date(2026, 1, 1)}]})
+    delta = StateDeltaEvent(
+        delta=[
+            {"op": "add", "path": "/a", "value": {"b": [1]}},
+            {"op": "move", "from": "/a", "path": "/c"},
+        ]
+    )
+    delta_data = encode_event(delta)
+    invalid_delta = _state_delta(patch_pb2.JsonPatchOperation(op=patch_pb2.ADD, path="/a"))
 
     def churn() -> None:
         for _ in range(20_000):
@@ -295,6 +313,9 @@ def test_the_compiled_paths_do_not_leak() -> None:
             _fast.encode_flat(late_refusal)
             _fast.decode_flat(snapshot_data)
             assert _fast.decode_flat(bad_snapshot) is None
+            _fast.encode_flat(delta)
+            assert _fast.decode_flat(delta_data) == delta
+            assert _fast.decode_flat(invalid_delta) is None  # the validator refused it
 
     churn()  # warm caches (interned strings, free lists)
     tracemalloc.start()
@@ -304,5 +325,77 @@ def test_the_compiled_paths_do_not_leak() -> None:
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    # A leaked event, dict, str or bytes per call would be megabytes over these 88k calls.
+    # A leaked event, dict, str or bytes per call would be megabytes over these 94k calls.
     assert grown < 64 * 1024
+
+
+def _state_delta(*operations: Any) -> bytes:
+    message = events_pb2.Event()
+    arm = message.state_delta
+    arm.base_event.type = events_pb2.STATE_DELTA
+    arm.delta.extend(operations)
+    return bytes(message.SerializeToString())
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        patch_pb2.JsonPatchOperation(op=patch_pb2.ADD, path="/a"),  # add needs a value
+        patch_pb2.JsonPatchOperation(op=patch_pb2.MOVE, path="/a"),  # move needs from
+        patch_pb2.JsonPatchOperation(op=9, path="/a"),  # an op this build cannot name
+    ],
+    ids=["add-without-value", "move-without-from", "unknown-op"],
+)
+def test_invalid_patches_are_refused_with_the_general_paths_error(operation: Any) -> None:
+    data = _state_delta(operation)
+    assert _fast.decode_flat(data) is None
+    with pytest.raises(MalformedFrameError) as raised:
+        decode_event(data)
+    assert "STATE_DELTA" in str(raised.value)
+
+
+def test_patch_operations_decode_through_the_models_validator() -> None:
+    data = _state_delta(
+        patch_pb2.JsonPatchOperation(op=patch_pb2.COPY, path="/b", **{"from": "/a"}),
+        patch_pb2.JsonPatchOperation(op=patch_pb2.ADD, path="", value=struct_pb2.Value()),
+    )
+    # An empty Value has no JSON form: the general path names it; the fast path steps aside.
+    assert _fast.decode_flat(data) is None
+    data = _state_delta(
+        patch_pb2.JsonPatchOperation(op=patch_pb2.COPY, path="/b", **{"from": "/a"}),
+        patch_pb2.JsonPatchOperation(
+            op=patch_pb2.ADD, path="", value=struct_pb2.Value(string_value="whole")
+        ),
+    )
+    event = _fast.decode_flat(data)
+    assert event == _general_decode(data)
+    assert event.delta == [
+        {"op": "copy", "from": "/a", "path": "/b"},
+        {"op": "add", "path": "", "value": "whole"},
+    ]
+
+
+def test_unknown_patch_ops_are_left_to_the_general_encoder() -> None:
+    event = StateDeltaEvent.model_construct(delta=[{"op": "jump", "path": "/a"}])
+    assert _fast.encode_flat(event) is None
+    with pytest.raises(EncodingError, match="jump"):
+        encode_event(event)
+
+
+@pytest.mark.parametrize(
+    ("replace", "expected", "is_set"),
+    [(None, True, False), (False, False, True), (True, True, True), (2, True, True)],
+)
+def test_activity_snapshot_replace(replace: Optional[int], expected: bool, is_set: bool) -> None:
+    arm = events_pb2.ActivitySnapshotEvent(message_id="m", activity_type="PLAN")
+    arm.base_event.type = events_pb2.ACTIVITY_SNAPSHOT
+    arm.content.SetInParent()
+    body = bytes(arm.SerializeToString())
+    if replace is not None:  # field 6 as a varint, written by hand so 2 can be tried
+        body += bytes([0x30, replace])
+    number = events_pb2.Event.DESCRIPTOR.fields_by_name["activity_snapshot"].number
+    data = _fast._varint(number << 3 | 2) + _fast._varint(len(body)) + body
+    event = _fast.decode_flat(data)
+    assert event == _general_decode(data)
+    assert event.replace is expected
+    assert ("replace" in event.model_fields_set) is is_set

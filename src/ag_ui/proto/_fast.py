@@ -73,15 +73,16 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 # Field kinds, as _c/speedups.c numbers them.
-_STRING, _VALUE, _STRUCT = 0, 1, 2
+_STRING, _VALUE, _STRUCT, _BOOL, _PATCH = 0, 1, 2, 3, 4
 _JSON_KINDS = {"google.protobuf.Value": _VALUE, "google.protobuf.Struct": _STRUCT}
+_PATCH_OPERATION = "ag_ui.JsonPatchOperation"
 
 
 @dataclass(frozen=True, slots=True)
 class _Field:
     name: str  # proto field name == Python attribute name
     tag: bytes
-    kind: int  # _STRING, _VALUE or _STRUCT
+    kind: int  # _STRING, _VALUE, _STRUCT, _BOOL or _PATCH
     implicit: bool  # proto3 implicit presence: "" is not written
     required: bool  # the Python field has no default
     allowed: Optional[frozenset[str]]  # the values a Literal annotation admits
@@ -103,6 +104,7 @@ class _FlatPlan:
     needs_checks: bool  # some field has a Literal type or a Python default behind ""
     always_set: frozenset[str]  # "type" and the implicit strings the wire always carries
     python: bool  # all fields are strings: the pure-Python paths handle it too
+    validated: bool  # patch operations: decoded events go through the model's validator
 
 
 def _allowed_values(annotation: Any) -> Optional[frozenset[str]]:
@@ -117,13 +119,20 @@ def _allowed_values(annotation: Any) -> Optional[frozenset[str]]:
 
 def _kind(field: FieldDescriptor) -> Optional[int]:
     """The fast-path kind of a field, None when the fast paths cannot carry it."""
-    if field.number >= 16 or field.is_repeated:
-        return None  # two-byte tags; repeated fields
+    if field.number >= 16:
+        return None  # two-byte tags
+    is_message = field.type == FieldDescriptor.TYPE_MESSAGE
+    if field.is_repeated:
+        return _PATCH if is_message and field.message_type.full_name == _PATCH_OPERATION else None
     if field.type == FieldDescriptor.TYPE_STRING:
         return _STRING
-    if field.type == FieldDescriptor.TYPE_MESSAGE:
-        return _JSON_KINDS.get(field.message_type.full_name)
-    return None
+    if field.type == FieldDescriptor.TYPE_BOOL:
+        return _BOOL
+    return _JSON_KINDS.get(field.message_type.full_name) if is_message else None
+
+
+def _tag(field: FieldDescriptor, kind: int) -> bytes:
+    return bytes([field.number << 3 | (0 if kind == _BOOL else 2)])
 
 
 def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
@@ -138,7 +147,7 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
         planned = tuple(
             _Field(
                 name=f.name,
-                tag=bytes([f.number << 3 | 2]),
+                tag=_tag(f, _kind(f) or _STRING),
                 kind=_kind(f) or _STRING,
                 implicit=not f.has_presence,
                 required=model_fields[f.name].is_required(),
@@ -156,6 +165,15 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
         )
         number = events_pb2.EventType.Value(type_name)
         base_type = b"\x08" + _varint(number) if number else b""
+        always_set = frozenset(["type", *(f.name for f in strings if f.implicit and f.required)])
+        validated = any(f.kind == _PATCH for f in planned)
+        if validated:  # the validator fills in the rest: start from what is always on the wire
+            defaults: dict[str, Any] = {
+                name: EventType(type_name) if name == "type" else "" for name in always_set
+            }
+        else:
+            json_fields = frozenset(f.name for f in planned if f.kind != _STRING)
+            defaults = _starting_values(model_fields, EventType(type_name), json_fields)
         plans[type_name] = _FlatPlan(
             cls=cls,
             number=number,
@@ -163,18 +181,15 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
             base_type=base_type,
             fields=planned,
             by_tag={field.tag[0]: field.name for field in strings},
-            defaults=_starting_values(
-                model_fields,
-                EventType(type_name),
-                frozenset(f.name for f in planned if f.kind != _STRING),
-            ),
+            defaults=defaults,
             plain_base=b"\x0a" + _varint(len(base_type)) + base_type,
             implicit_defaulted=implicit_defaulted,
             literals=literals,
             defaulted=defaulted,
             needs_checks=bool(literals or implicit_defaulted or defaulted),
-            always_set=frozenset(["type", *(f.name for f in strings if f.implicit and f.required)]),
+            always_set=always_set,
             python=len(strings) == len(planned),
+            validated=validated,
         )
     return plans
 
@@ -184,7 +199,7 @@ def _starting_values(
 ) -> dict[str, Any]:
     """Field values before any arrive, in declaration order: "" for required strings (proto3
     writes no ""), None for optional ones and open JSON (a required one must arrive: the C path
-    checks), ``_MISSING`` where the Python default is not None."""
+    checks), ``_MISSING`` where the Python default is not None (``_complete`` fills it)."""
     values: dict[str, Any] = {}
     for name, info in model_fields.items():
         if name == "type":
@@ -208,7 +223,9 @@ def install(classes: dict[str, type[BaseEvent]]) -> None:
         if plan.python:
             _PLANS_BY_TAG[tag] = plan
         if speedups is not None:
-            complete = functools.partial(_complete, plan) if plan.needs_checks else None
+            checks = plan.needs_checks and not plan.validated
+            complete = functools.partial(_complete, plan) if checks else None
+            validator = plan.cls.__pydantic_validator__.validate_python if plan.validated else None
             speedups.register(
                 plan.cls,
                 EventType(plan.cls.model_fields["type"].default),
@@ -218,6 +235,7 @@ def install(classes: dict[str, type[BaseEvent]]) -> None:
                 plan.defaults,
                 plan.always_set,
                 complete,
+                validator,
             )
 
 

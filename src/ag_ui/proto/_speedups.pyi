@@ -20,4 +20,5 @@ def register(
     defaults: dict[str, Any],
     always_set: frozenset[str],
     complete: Optional[Callable[[dict[str, Any], set[str]], bool]],
+    validator: Optional[Callable[[dict[str, Any]], Any]],
 ) -> None: ...

@@ -17,7 +17,20 @@
 #define MAX_FIELDS 8
 #define MAX_SAFE_INTEGER 9007199254740991LL /* 2**53 - 1, the models' timestamp bound */
 
-enum FieldKind { KIND_STRING = 0, KIND_VALUE = 1, KIND_STRUCT = 2 };
+enum FieldKind {
+    KIND_STRING = 0, /* string */
+    KIND_VALUE = 1,  /* google.protobuf.Value */
+    KIND_STRUCT = 2, /* google.protobuf.Struct */
+    KIND_BOOL = 3,   /* optional bool (a varint field) */
+    KIND_PATCH = 4,  /* repeated ag_ui.JsonPatchOperation */
+};
+
+/* JsonPatchOperationType names, by enum number. */
+#define PATCH_OP_COUNT 6
+static const char *const patch_op_names[PATCH_OP_COUNT] = {"add",  "remove", "replace",
+                                                           "move", "copy",   "test"};
+static PyObject *patch_ops[PATCH_OP_COUNT]; /* interned */
+static PyObject *str_op, *str_path, *str_from, *str_value;
 
 typedef struct {
     PyObject *cls;         /* the event class (exact type on encode) */
@@ -26,7 +39,7 @@ typedef struct {
     uint32_t number;       /* EventType number written in base_event.type */
     int nfields;
     PyObject *names[MAX_FIELDS];  /* interned field names, in field-number order */
-    uint8_t tags[MAX_FIELDS];     /* one-byte tags (field numbers < 16, length-delimited) */
+    uint8_t tags[MAX_FIELDS];     /* one-byte tags (field numbers < 16) */
     uint8_t kinds[MAX_FIELDS];    /* enum FieldKind */
     uint8_t implicit[MAX_FIELDS]; /* strings with proto3 implicit presence: "" not written */
     uint8_t required[MAX_FIELDS]; /* Values the model requires: null is written for None */
@@ -34,6 +47,7 @@ typedef struct {
     PyObject *defaults;   /* dict: every field's value before any arrive */
     PyObject *always_set; /* frozenset: names set even when nothing arrives */
     PyObject *complete;   /* callable(values, fields_set) -> bool, or None */
+    PyObject *validator;  /* validate_python of the class, or None: build without validation */
 } FlatPlan;
 
 /* Arm tags are field number << 3 | 2 with arm numbers below 64: one index per tag value. */
@@ -129,6 +143,68 @@ static int put_base(Buf *buf, const FlatPlan *plan, PyObject *values) {
     return buf_close(buf, mark);
 }
 
+/* Writes one string field of a patch operation; `text` must be a str. 1: not handled here. */
+static int put_text(Buf *buf, uint8_t tag, PyObject *text, int implicit) {
+    if (!PyUnicode_Check(text))
+        return 1;
+    return put_string_field(buf, tag, text, implicit);
+}
+
+/* One JSON Patch operation (a plain dict, as the models keep them) as its message body. */
+static int put_patch_operation(Buf *buf, PyObject *operation) {
+    if (!PyDict_Check(operation))
+        return 1;
+    PyObject *op = PyDict_GetItemWithError(operation, str_op);
+    if (op == NULL)
+        return PyErr_Occurred() ? -1 : 1;
+    int number = -1;
+    for (int i = 0; i < PATCH_OP_COUNT; i++) {
+        if (op == patch_ops[i] ||
+            (PyUnicode_Check(op) && PyUnicode_CompareWithASCIIString(op, patch_op_names[i]) == 0)) {
+            number = i;
+            break;
+        }
+    }
+    if (number < 0)
+        return 1; /* the general path names the bad op */
+    if (number && (buf_byte(buf, 0x08) < 0 || buf_varint(buf, (uint64_t)number) < 0))
+        return -1;
+    int status;
+    PyObject *path = PyDict_GetItemWithError(operation, str_path);
+    if (path == NULL && PyErr_Occurred())
+        return -1;
+    if (path != NULL && (status = put_text(buf, 0x12, path, 1)) != 0)
+        return status;
+    PyObject *from = PyDict_GetItemWithError(operation, str_from);
+    if (from == NULL && PyErr_Occurred())
+        return -1;
+    if (from != NULL && from != Py_None && (status = put_text(buf, 0x1A, from, 0)) != 0)
+        return status;
+    PyObject *value = PyDict_GetItemWithError(operation, str_value);
+    if (value == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return put_json_field(buf, 0x22, value, 0);
+}
+
+static int put_patch(Buf *buf, uint8_t tag, PyObject *operations) {
+    if (!PyList_Check(operations))
+        return 1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(operations); i++) {
+        PyObject *operation = PyList_GET_ITEM(operations, i);
+        Py_ssize_t mark;
+        Py_INCREF(operation);
+        int status = buf_byte(buf, tag) < 0 || buf_open(buf, &mark) < 0 ? -1 : 0;
+        if (status == 0)
+            status = put_patch_operation(buf, operation);
+        if (status == 0)
+            status = buf_close(buf, mark);
+        Py_DECREF(operation);
+        if (status != 0)
+            return status;
+    }
+    return 0;
+}
+
 static int put_event(Buf *buf, const FlatPlan *plan, PyObject *values) {
     Py_ssize_t mark;
     int status;
@@ -149,8 +225,22 @@ static int put_event(Buf *buf, const FlatPlan *plan, PyObject *values) {
                          ? 0
                          : put_json_field(buf, plan->tags[i], value, 0);
             break;
-        default:
+        case KIND_STRUCT:
             status = value == Py_None ? 0 : put_json_field(buf, plan->tags[i], value, 1);
+            break;
+        case KIND_BOOL: /* explicit presence: False is written too */
+            if (value == Py_None)
+                status = 0;
+            else if (value == Py_True || value == Py_False)
+                status = buf_byte(buf, plan->tags[i]) < 0 ||
+                                 buf_byte(buf, value == Py_True ? 1 : 0) < 0
+                             ? -1
+                             : 0;
+            else
+                status = 1;
+            break;
+        default: /* KIND_PATCH */
+            status = value == Py_None ? 0 : put_patch(buf, plan->tags[i], value);
         }
         if (status != 0)
             return status;
@@ -227,6 +317,62 @@ static int read_json_field(const uint8_t *data, Py_ssize_t pos, Py_ssize_t stop,
     if (item == NULL)
         return PyErr_Occurred() ? -1 : 0;
     return store(values, fields_set, name, item) < 0 ? -1 : 1;
+}
+
+/* One JsonPatchOperation message body as the wire dict the general path builds; NULL with no
+ * error set when it is not the plain shape. */
+static PyObject *read_patch_operation(const uint8_t *data, Py_ssize_t pos, Py_ssize_t end) {
+    uint64_t number = 0;
+    PyObject *path = NULL, *from = NULL, *value = NULL, *operation = NULL;
+    while (pos < end) {
+        uint8_t tag = data[pos++];
+        uint64_t size;
+        if (!read_varint(data, &pos, end, &size))
+            goto done;
+        if (tag == 0x08) {
+            number = size;
+            continue;
+        }
+        if ((tag != 0x12 && tag != 0x1A && tag != 0x22) || size > (uint64_t)(end - pos))
+            goto done;
+        Py_ssize_t stop = pos + (Py_ssize_t)size;
+        if (tag == 0x22) {
+            if (value != NULL) /* twice: upb would merge the two */
+                goto done;
+            value = read_value(data, pos, stop, 0);
+            if (value == NULL)
+                goto done;
+        } else {
+            PyObject *text = PyUnicode_DecodeUTF8((const char *)data + pos, stop - pos, "strict");
+            if (text == NULL) {
+                if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                    PyErr_Clear();
+                goto done;
+            }
+            Py_XSETREF(*(tag == 0x12 ? &path : &from), text); /* the last one counts */
+        }
+        pos = stop;
+    }
+    if (number >= PATCH_OP_COUNT)
+        goto done; /* the general path keeps the number for the validator to refuse */
+    operation = PyDict_New();
+    if (operation == NULL)
+        goto done;
+    if (path == NULL && (path = PyUnicode_FromStringAndSize(NULL, 0)) == NULL)
+        goto fail;
+    if (PyDict_SetItem(operation, str_op, patch_ops[number]) < 0 ||
+        PyDict_SetItem(operation, str_path, path) < 0 ||
+        (from != NULL && PyDict_SetItem(operation, str_from, from) < 0) ||
+        (value != NULL && PyDict_SetItem(operation, str_value, value) < 0))
+        goto fail;
+    goto done;
+fail:
+    Py_CLEAR(operation);
+done:
+    Py_XDECREF(path);
+    Py_XDECREF(from);
+    Py_XDECREF(value);
+    return operation;
 }
 
 /* The base event; 0 sends the frame to the general path, -1 on error. */
@@ -314,6 +460,14 @@ static PyObject *decode_flat(PyObject *module, PyObject *const *args, Py_ssize_t
     if (fields_set == NULL)
         goto error;
 
+    for (int i = 0; i < plan->nfields; i++) {
+        if (plan->kinds[i] == KIND_PATCH) { /* always present, [] when no operation arrives */
+            PyObject *operations = PyList_New(0);
+            if (operations == NULL || store(values, fields_set, plan->names[i], operations) < 0)
+                goto error;
+        }
+    }
+
     uint64_t base_size;
     pos++;
     if (!read_varint(data, &pos, end, &base_size) || base_size > (uint64_t)(end - pos))
@@ -330,11 +484,20 @@ static PyObject *decode_flat(PyObject *module, PyObject *const *args, Py_ssize_t
     while (pos < end) {
         int index = plan->index_of_tag[data[pos++]];
         uint64_t field_size;
-        if (index < 0 || !read_varint(data, &pos, end, &field_size) ||
-            field_size > (uint64_t)(end - pos))
+        if (index < 0 || !read_varint(data, &pos, end, &field_size))
+            goto fallback;
+        uint8_t kind = plan->kinds[index];
+        PyObject *name = plan->names[index];
+        if (kind == KIND_BOOL) { /* a varint: field_size is the value */
+            if (store(values, fields_set, name, Py_NewRef(field_size ? Py_True : Py_False)) < 0)
+                goto error;
+            arrived |= 1u << index;
+            continue;
+        }
+        if (field_size > (uint64_t)(end - pos))
             goto fallback;
         Py_ssize_t stop = pos + (Py_ssize_t)field_size;
-        if (plan->kinds[index] == KIND_STRING) { /* a repeated string: the last one counts */
+        if (kind == KIND_STRING) { /* a repeated string: the last one counts */
             PyObject *text = PyUnicode_DecodeUTF8((const char *)data + pos, stop - pos, "strict");
             if (text == NULL) {
                 if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
@@ -342,13 +505,24 @@ static PyObject *decode_flat(PyObject *module, PyObject *const *args, Py_ssize_t
                 PyErr_Clear();
                 goto fallback;
             }
-            if (store(values, fields_set, plan->names[index], text) < 0)
+            if (store(values, fields_set, name, text) < 0)
+                goto error;
+        } else if (kind == KIND_PATCH) { /* one more operation */
+            PyObject *operation = read_patch_operation(data, pos, stop);
+            if (operation == NULL) {
+                if (PyErr_Occurred())
+                    goto error;
+                goto fallback;
+            }
+            int failed = PyList_Append(PyDict_GetItem(values, name), operation);
+            Py_DECREF(operation);
+            if (failed < 0)
                 goto error;
         } else {
             if (arrived & (1u << index))
                 goto fallback; /* a repeated message field: upb would merge the two */
-            status = read_json_field(data, pos, stop, plan->kinds[index] == KIND_STRUCT, values,
-                                     fields_set, plan->names[index]);
+            status = read_json_field(data, pos, stop, kind == KIND_STRUCT, values, fields_set,
+                                     name);
             if (status < 0)
                 goto error;
             if (status == 0)
@@ -374,6 +548,20 @@ static PyObject *decode_flat(PyObject *module, PyObject *const *args, Py_ssize_t
             goto error;
         if (!ok)
             goto fallback;
+    }
+
+    if (plan->validator != Py_None) {
+        /* Nested operations: the model's own validator, as the general path would run it. */
+        instance = PyObject_CallOneArg(plan->validator, values);
+        if (instance == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_ValueError))
+                goto error;
+            PyErr_Clear(); /* invalid: the general path raises it with the readable problems */
+            goto fallback;
+        }
+        Py_DECREF(values);
+        Py_DECREF(fields_set);
+        return instance;
     }
 
     /* object.__new__(cls), then pydantic's four slots, as model_construct leaves them. */
@@ -470,6 +658,7 @@ static void free_plan(PyObject *capsule) {
     Py_XDECREF(plan->defaults);
     Py_XDECREF(plan->always_set);
     Py_XDECREF(plan->complete);
+    Py_XDECREF(plan->validator);
     PyMem_Free(plan);
 }
 
@@ -492,23 +681,25 @@ static PyObject *configure(PyObject *module, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
-/* register(cls, type_member, arm_tag, number, fields, defaults, always_set, complete) where
- * fields is a tuple of (name, tag, kind, implicit, required); kind: 0 str, 1 Value, 2 Struct. */
+/* register(cls, type_member, arm_tag, number, fields, defaults, always_set, complete,
+ * validator) where fields is a tuple of (name, tag, kind, implicit, required), kind an
+ * enum FieldKind. */
 static PyObject *register_plan(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *cls, *type_member, *fields, *defaults, *always_set, *complete;
+    PyObject *cls, *type_member, *fields, *defaults, *always_set, *complete, *validator;
     unsigned int arm_tag, number;
-    if (!PyArg_ParseTuple(args, "O!OIIO!O!O!O:register", &PyType_Type, &cls, &type_member,
+    if (!PyArg_ParseTuple(args, "O!OIIO!O!O!OO:register", &PyType_Type, &cls, &type_member,
                           &arm_tag, &number, &PyTuple_Type, &fields, &PyDict_Type, &defaults,
-                          &PyFrozenSet_Type, &always_set, &complete))
+                          &PyFrozenSet_Type, &always_set, &complete, &validator))
         return NULL;
     Py_ssize_t nfields = PyTuple_GET_SIZE(fields);
     if (arm_tag >= MAX_ARM_TAG || (arm_tag & 7) != 2 || nfields > MAX_FIELDS) {
         PyErr_SetString(PyExc_ValueError, "register(): plan outside what the C path handles");
         return NULL;
     }
-    if (complete != Py_None && !PyCallable_Check(complete)) {
-        PyErr_SetString(PyExc_TypeError, "register(): complete must be callable or None");
+    if ((complete != Py_None && !PyCallable_Check(complete)) ||
+        (validator != Py_None && !PyCallable_Check(validator))) {
+        PyErr_SetString(PyExc_TypeError, "register(): complete and validator: callable or None");
         return NULL;
     }
     FlatPlan *plan = PyMem_Calloc(1, sizeof(FlatPlan));
@@ -525,12 +716,13 @@ static PyObject *register_plan(PyObject *module, PyObject *args) {
                               &implicit, &required)) {
             goto error;
         }
-        if (tag > 0x7F || (tag & 7) != 2 || kind > KIND_STRUCT) {
+        if (tag > 0x7F || (tag & 7) != (kind == KIND_BOOL ? 0 : 2) || kind > KIND_PATCH) {
             PyErr_SetString(PyExc_ValueError, "register(): a field outside the C path's kinds");
             goto error;
         }
         plan->kinds[i] = (uint8_t)kind;
-        plan->required[i] = (uint8_t)(required && kind != KIND_STRING);
+        /* A required Value or Struct must arrive (a patch is [] when none does). */
+        plan->required[i] = (uint8_t)(required && (kind == KIND_VALUE || kind == KIND_STRUCT));
         Py_INCREF(name);
         PyUnicode_InternInPlace(&name);
         plan->names[i] = name;
@@ -544,6 +736,7 @@ static PyObject *register_plan(PyObject *module, PyObject *args) {
     plan->defaults = Py_NewRef(defaults);
     plan->always_set = Py_NewRef(always_set);
     plan->complete = Py_NewRef(complete);
+    plan->validator = Py_NewRef(validator);
 
     PyObject *capsule = PyCapsule_New(plan, NULL, free_plan);
     if (capsule == NULL)
@@ -564,6 +757,7 @@ error:
     Py_XDECREF(plan->defaults);
     Py_XDECREF(plan->always_set);
     Py_XDECREF(plan->complete);
+    Py_XDECREF(plan->validator);
     PyMem_Free(plan);
     return NULL;
 }
@@ -598,8 +792,16 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     str_timestamp = PyUnicode_InternFromString("timestamp");
     str_raw_event = PyUnicode_InternFromString("raw_event");
     str_metadata = PyUnicode_InternFromString("metadata");
+    str_op = PyUnicode_InternFromString("op");
+    str_path = PyUnicode_InternFromString("path");
+    str_from = PyUnicode_InternFromString("from");
+    str_value = PyUnicode_InternFromString("value");
     if (!plans_by_class || !empty_tuple || !str_type || !str_timestamp || !str_raw_event ||
-        !str_metadata)
+        !str_metadata || !str_op || !str_path || !str_from || !str_value)
         return NULL;
+    for (int i = 0; i < PATCH_OP_COUNT; i++) {
+        if ((patch_ops[i] = PyUnicode_InternFromString(patch_op_names[i])) == NULL)
+            return NULL;
+    }
     return PyModule_Create(&module_def);
 }
