@@ -2,7 +2,8 @@
 the official ``ag-ui-protocol`` 1.0.0 (run from ``.venv-official``), over loopback SSE.
 
 1. Throughput: events/s of one long run (RUN_STARTED, a text message of N deltas, RUN_FINISHED),
-   ours (guard + verifier on, and with ``verify=False``) vs the official-package server.
+   ours (guard + verifier on, and with ``verify=False``) vs the official-package server; and
+   ours over the protobuf transport (the official package has none).
 2. Concurrency: 500 simultaneous streaming clients on our server: all must complete with every
    event; p50/p99 time to first event; server memory per open stream.
 
@@ -29,6 +30,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 WORDS = ["Hello", " wörld", ", ", "this", " is", " a", " tést", " 🚀", " of", " streaming"]
 CONTENT_MARKER = b'"type":"TEXT_MESSAGE_CONTENT"'
+SSE = "text/event-stream"
+PROTOBUF = "application/vnd.ag-ui.event+proto"
 
 
 # -- servers (each runs in its own process and venv) ---------------------------------------------
@@ -150,7 +153,7 @@ class Server:
         raise RuntimeError("no VmRSS")
 
 
-def request_bytes(port: int, events: int, hold: float, run_id: str) -> bytes:
+def request_bytes(port: int, events: int, hold: float, run_id: str, accept: str = SSE) -> bytes:
     body = json.dumps(
         {
             "threadId": "thread-1",
@@ -161,16 +164,18 @@ def request_bytes(port: int, events: int, hold: float, run_id: str) -> bytes:
     ).encode()
     head = (
         f"POST /agent HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-        f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        f"Accept: {accept}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     )
     return head.encode() + body
 
 
-async def one_run(port: int, events: int, hold: float, run_id: str) -> tuple[float, float, bytes]:
+async def one_run(
+    port: int, events: int, hold: float, run_id: str, accept: str = SSE
+) -> tuple[float, float, bytes]:
     """(time to first event, total time, whole response) of one streamed run."""
     started = time.perf_counter()
     reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
-    writer.write(request_bytes(port, events, hold, run_id))
+    writer.write(request_bytes(port, events, hold, run_id, accept))
     first_event = 0.0
     chunks: list[bytes] = []
     while True:
@@ -188,16 +193,40 @@ def complete(response: bytes, events: int) -> bool:
     return response.count(CONTENT_MARKER) == events and b'"type":"RUN_FINISHED"' in response
 
 
-def throughput(kind: str, events: int, rounds: int) -> float:
+def complete_protobuf(response: bytes, events: int) -> bool:
+    """Every frame decodes and the run is whole (the body is HTTP/1.1 chunked)."""
+    from ag_ui.proto import FrameDecoder
+
+    head, _, chunked = response.partition(b"\r\n\r\n")
+    body, position = bytearray(), 0
+    while True:
+        line_end = chunked.index(b"\r\n", position)
+        size = int(chunked[position:line_end], 16)
+        if size == 0:
+            break
+        body += chunked[line_end + 2 : line_end + 2 + size]
+        position = line_end + 4 + size
+    decoder = FrameDecoder()
+    decoded = decoder.feed(bytes(body)) + decoder.close()
+    kinds = [event.type.value for event in decoded]
+    return (
+        PROTOBUF.encode() in head
+        and kinds.count("TEXT_MESSAGE_CONTENT") == events
+        and kinds[-1] == "RUN_FINISHED"
+    )
+
+
+def throughput(kind: str, events: int, rounds: int, accept: str = SSE) -> float:
     """Best events/s over ``rounds`` runs (all events of the run, lifecycle included)."""
+    is_complete = complete_protobuf if accept == PROTOBUF else complete
     with Server(kind) as server:
-        asyncio.run(one_run(server.port, 100, 0, "warmup"))
+        asyncio.run(one_run(server.port, 100, 0, "warmup", accept))
         best = 0.0
         for round_number in range(rounds):
             _, elapsed, response = asyncio.run(
-                one_run(server.port, events, 0, f"run-{round_number}")
+                one_run(server.port, events, 0, f"run-{round_number}", accept)
             )
-            if not complete(response, events):
+            if not is_complete(response, events):
                 raise RuntimeError(f"{kind}: incomplete response")
             best = max(best, (events + 4) / elapsed)
     return best
@@ -291,6 +320,11 @@ def main() -> None:
     print(
         f"  ag_ui.server (verify=False):             {ours_noverify:10,.0f} events/s  "
         f"{ours_noverify / official:.2f}x"
+    )
+    ours_protobuf = throughput("ours", args.events, args.rounds, PROTOBUF)
+    print(
+        f"  ag_ui.server over protobuf (guard + verifier): {ours_protobuf:10,.0f} events/s  "
+        f"{ours_protobuf / official:.2f}x official SSE, {ours_protobuf / ours:.2f}x ours over SSE"
     )
     print("\nTime to first event, one client at a time (200 short runs):")
     for kind, label in (("official", "official + FastAPI"), ("ours", "ag_ui.server")):
