@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import uuid
 from collections.abc import (
@@ -25,6 +26,14 @@ import httpx
 
 from ag_ui.apply import AgentState
 from ag_ui.apply._state import to_wire
+from ag_ui.client._change_notifications import (
+    Notification,
+    added_messages_notifications,
+    deliver,
+    flush,
+    messages_set_notifications,
+    state_set_notifications,
+)
 from ag_ui.client._connect import ConnectMixin
 from ag_ui.client._http_events import http_events
 from ag_ui.client._messages import as_message
@@ -132,6 +141,7 @@ class HttpAgent(ConnectMixin):
         self.is_running = False
         self._signal: Optional[AbortSignal] = None
         self._owns_client = False
+        self._background_notifications: set[asyncio.Task[None]] = set()
 
     # -- conversation --------------------------------------------------------------------
 
@@ -204,21 +214,44 @@ class HttpAgent(ConnectMixin):
         twin.is_running = False
         twin._signal = None
         twin._owns_client = False  # a shared client stays the original's to close
+        twin._background_notifications = set()
         return twin
 
+    # The four edits below notify the agent's subscribers (``_change_notifications`` has the
+    # order and the rules for async callbacks and errors); assigning ``messages``/``state``
+    # directly does not, as in TypeScript.
+
     def add_message(self, message: Union[Message, Mapping[str, Any]]) -> None:
-        """Append a message (a model or a wire/Python-named dict) to the conversation."""
+        """Append a message (a model or a wire/Python-named dict) to the conversation, then
+        notify ``on_new_message``, ``on_new_tool_call`` (each tool call of an assistant
+        message) and ``on_messages_changed``."""
         self.add_messages([message])
 
     def add_messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
+        """Append messages; notify as ``add_message`` does for each, then one
+        ``on_messages_changed``."""
         self._sync_typed_messages()
-        self.messages = [*self.messages, *messages]
+        added = [as_message(m) for m in messages]
+        self.messages = [*self.messages, *added]
+        self._notify(added_messages_notifications(self, added))
 
     def set_messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
-        self.messages = list(messages)
+        """Replace the conversation (copied), then notify ``on_messages_changed``."""
+        self.messages = copy.deepcopy([as_message(m) for m in messages])
+        self._notify(messages_set_notifications(self))
 
     def set_state(self, state: Any) -> None:
+        """Replace the state (copied), then notify ``on_state_changed``."""
         self.state = copy.deepcopy(state)
+        self._notify(state_set_notifications(self))
+
+    def _notify(self, notifications: list[Notification]) -> None:
+        deliver(self.subscribers, notifications, self._background_notifications)
+
+    async def flush_notifications(self) -> None:
+        """Wait for change notifications that an edit left running on this event loop (async
+        callbacks of an edit made inside a running loop)."""
+        await flush(self._background_notifications)
 
     def abort_run(self) -> None:
         """Stop the active run: the connection is closed and the run returns ``aborted``."""
