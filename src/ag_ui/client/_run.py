@@ -150,6 +150,12 @@ class RunProcessor:
         existed = kind == "ACTIVITY_SNAPSHOT" and (
             _message(self.agent._agent_state, event.message_id) is not None
         )
+        log = self.agent.debug_log
+        if log is not None:
+            if stopped:
+                log.event("APPLY", "Event dropped:", event, reason="stop_propagation by subscriber")
+            else:
+                log.event("APPLY", "Event applied:", event, subscribers=len(self.subscribers))
         if not stopped:
             self._apply(event)
             messages_changed = messages_changed or kind in _MESSAGE_EVENTS

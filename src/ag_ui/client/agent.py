@@ -39,6 +39,7 @@ from ag_ui.client._http_events import http_events
 from ag_ui.client._messages import as_message
 from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client._run import RunProcessor, finalize_run, initialize_run, report_failure
+from ag_ui.client.debug import DebugConfig, DebugLog, DebugOption, resolve_debug
 from ag_ui.client.event_stream import AgentEventStream, closing
 from ag_ui.client.interrupts import check_resume_covers
 from ag_ui.client.middleware import MiddlewareLike, chain
@@ -79,6 +80,23 @@ class _Transport:
         return self.agent.run(input)
 
 
+def _log_run_end(
+    log: DebugLog, agent: HttpAgent, result: RunAgentResult, failure: Optional[BaseException]
+) -> None:
+    # As in TypeScript, "finished" closes every run, after "errored" when it failed.
+    if failure is not None:
+        log.lifecycle("LIFECYCLE", "Run errored:", agentId=agent.agent_id, error=str(failure))
+    elif result.aborted:
+        log.lifecycle("LIFECYCLE", "Run aborted:", agentId=agent.agent_id)
+    log.lifecycle(
+        "LIFECYCLE",
+        "Run finished:",
+        agentId=agent.agent_id,
+        threadId=agent.thread_id,
+        runId=result.run_id,
+    )
+
+
 class HttpAgent(ConnectMixin):
     """A remote AG-UI agent reached with one POST per run, plus the conversation it builds.
 
@@ -94,6 +112,10 @@ class HttpAgent(ConnectMixin):
     ``<url>/connect`` from the last event received, following ``reconnect`` (a
     ``ReconnectPolicy``; ``ReconnectPolicy(max_attempts=0)`` turns it off); ``on_reconnect``
     (sync or async) is told about each attempt and ``reconnects`` counts them per run.
+
+    ``debug`` (``True``, a ``DebugConfig`` or a dict of its fields) logs each event and the run's
+    lifecycle at ``DEBUG`` on the ``ag_ui.client.events`` / ``ag_ui.client.lifecycle`` loggers
+    (``ag_ui.client.debug``).
     """
 
     def __init__(
@@ -114,6 +136,7 @@ class HttpAgent(ConnectMixin):
         strict: bool = True,
         reconnect: Optional[ReconnectPolicy] = None,
         on_reconnect: Optional[Callable[[Reconnect], Any]] = None,
+        debug: DebugOption = False,
     ) -> None:
         self.url = url
         self.headers: dict[str, str] = dict(headers or {})
@@ -134,6 +157,7 @@ class HttpAgent(ConnectMixin):
         self.strict = strict
         self.reconnect = reconnect if reconnect is not None else ReconnectPolicy()
         self.on_reconnect = on_reconnect
+        self.debug = debug  # the setter resolves the option into a DebugConfig
         self.reconnects = 0  # reconnects during the current (or last) run
         self.subscribers: list[Any] = []
         self.middlewares: list[MiddlewareLike] = []
@@ -183,6 +207,16 @@ class HttpAgent(ConnectMixin):
             self.messages = list(self._typed)
 
     # -- configuration -------------------------------------------------------------------
+
+    @property
+    def debug(self) -> DebugConfig:
+        """What the agent logs (``ag_ui.client.debug``); assign any ``debug=`` option."""
+        return self._debug
+
+    @debug.setter
+    def debug(self, option: DebugOption) -> None:
+        self._debug = resolve_debug(option)
+        self.debug_log: Optional[DebugLog] = DebugLog(self._debug) if self._debug.enabled else None
 
     def subscribe(self, subscriber: Any = None, **callbacks: Any) -> Subscription:
         """Add a subscriber (an object, or a ``{"on_event": fn}`` mapping), or callbacks as
@@ -370,12 +404,22 @@ class HttpAgent(ConnectMixin):
         self.is_running = True
         self.reconnects = 0
         processor: Optional[RunProcessor] = None
+        failure: Optional[BaseException] = None
+        log = self.debug_log
+        if log is not None:
+            log.lifecycle(
+                "LIFECYCLE",
+                "Run started:",
+                agentId=self.agent_id,
+                threadId=self.thread_id,
+                runId=input.run_id,
+            )
         try:
             input = await initialize_run(self, input, subscribers)
             # Joining a run in its middle: the verifier would miss RUN_STARTED and the opening
             # events (the server's guard verified the whole sequence).
             mid_run = connect is not None and not connect.get("lastEventId", ":0").endswith(":0")
-            pipeline = RunPipeline(strict=self.strict and not mid_run)
+            pipeline = RunPipeline(strict=self.strict and not mid_run, debug=log)
             processor = RunProcessor(self, subscribers, input, result)
             if connect is None:
                 source = chain(self.middlewares, _Transport(self)).run(input)
@@ -403,21 +447,25 @@ class HttpAgent(ConnectMixin):
                     events_received=processor.count if processor else 0,
                 )
                 cut.__cause__ = exc
+                failure = cut
                 if not await report_failure(self, cut, input, subscribers):
                     raise cut from exc
                 result.error = cut
         except Exception as exc:
             if signal.aborted and isinstance(exc, TransportError):
                 result.aborted = True
-            elif await report_failure(self, exc, input, subscribers):
-                result.error = exc
             else:
-                raise
+                failure = exc
+                if not await report_failure(self, exc, input, subscribers):
+                    raise
+                result.error = exc
         finally:
             self.is_running = False
             result.reconnects = self.reconnects
             result.new_messages = [m for m in self.messages if m.id not in known_ids]
             # Shielded: on_run_finalized runs even when the task is being cancelled.
+            if log is not None:
+                _log_run_end(log, self, result, failure)
             with anyio.CancelScope(shield=True):
                 await finalize_run(self, input, subscribers)
 
