@@ -40,6 +40,7 @@ from ag_ui.client._messages import as_message
 from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client._run import RunProcessor, finalize_run, initialize_run, report_failure
 from ag_ui.client.debug import DebugConfig, DebugLog, DebugOption, resolve_debug
+from ag_ui.client.downgrade import downgrade_middlewares
 from ag_ui.client.event_stream import AgentEventStream, closing
 from ag_ui.client.interrupts import check_resume_covers
 from ag_ui.client.middleware import MiddlewareLike, chain
@@ -57,6 +58,7 @@ from ag_ui.client.transport import (
     fetch_capabilities,
     new_http_client,
 )
+from ag_ui.client.versions import parse_version
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import AGUIError, IncompleteStreamError, TransportError
@@ -116,6 +118,10 @@ class HttpAgent(ConnectMixin):
     ``debug`` (``True``, a ``DebugConfig`` or a dict of its fields) logs each event and the run's
     lifecycle at ``DEBUG`` on the ``ag_ui.client.events`` / ``ag_ui.client.lifecycle`` loggers
     (``ag_ui.client.debug``).
+
+    ``max_protocol_version`` is the newest protocol the agent is known to speak (TypeScript's
+    ``maxProtocolVersion``); pin an older backend (``"0.0.39"``) to stop declaring
+    ``protocolVersion`` and to install the downgrades of ``ag_ui.client.downgrade``.
     """
 
     def __init__(
@@ -137,6 +143,7 @@ class HttpAgent(ConnectMixin):
         reconnect: Optional[ReconnectPolicy] = None,
         on_reconnect: Optional[Callable[[Reconnect], Any]] = None,
         debug: DebugOption = False,
+        max_protocol_version: str = PROTOCOL_VERSION,
     ) -> None:
         self.url = url
         self.headers: dict[str, str] = dict(headers or {})
@@ -158,6 +165,7 @@ class HttpAgent(ConnectMixin):
         self.reconnect = reconnect if reconnect is not None else ReconnectPolicy()
         self.on_reconnect = on_reconnect
         self.debug = debug  # the setter resolves the option into a DebugConfig
+        self.max_protocol_version = max_protocol_version  # validated by the setter
         self.reconnects = 0  # reconnects during the current (or last) run
         self.subscribers: list[Any] = []
         self.middlewares: list[MiddlewareLike] = []
@@ -207,6 +215,16 @@ class HttpAgent(ConnectMixin):
             self.messages = list(self._typed)
 
     # -- configuration -------------------------------------------------------------------
+
+    @property
+    def max_protocol_version(self) -> str:
+        """The peer ceiling (``ag_ui.client.versions``); ``"1.0"`` unless pinned lower."""
+        return self._max_protocol_version
+
+    @max_protocol_version.setter
+    def max_protocol_version(self, version: str) -> None:
+        self._peer_ceiling = parse_version(version)  # raises ValueError before anything changes
+        self._max_protocol_version = version
 
     @property
     def debug(self) -> DebugConfig:
@@ -308,12 +326,14 @@ class HttpAgent(ConnectMixin):
         fields: dict[str, Any] = {
             "thread_id": self.thread_id,
             "run_id": run_id or str(uuid.uuid4()),
-            "protocol_version": PROTOCOL_VERSION,
             "messages": [m for m in self._agent_state.messages if m.get("role") != "activity"],
             "tools": list(tools or []),
             "context": list(context or []),
             "state": copy.deepcopy(self.state),
         }
+        # An agent pinned below 1.0 predates the field; a strict old parser may reject it.
+        if self._peer_ceiling >= parse_version(PROTOCOL_VERSION):
+            fields["protocol_version"] = PROTOCOL_VERSION
         if forwarded_props is not None:
             fields["forwarded_props"] = forwarded_props
         if resume is not None:
@@ -422,7 +442,8 @@ class HttpAgent(ConnectMixin):
             pipeline = RunPipeline(strict=self.strict and not mid_run, debug=log)
             processor = RunProcessor(self, subscribers, input, result)
             if connect is None:
-                source = chain(self.middlewares, _Transport(self)).run(input)
+                layers = [*downgrade_middlewares(self._peer_ceiling), *self.middlewares]
+                source = chain(layers, _Transport(self)).run(input)
             else:
                 source = http_events(self, None, signal, connect)
             async with closing(source):
