@@ -5,6 +5,7 @@ with the same arguments, as the official TypeScript client, which each scenario 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import subprocess
 import warnings
@@ -330,3 +331,24 @@ def test_assigning_messages_or_state_directly_does_not_notify() -> None:
     agent.messages = [USER]
     agent.state = {"x": 1}
     assert calls == []
+
+
+def test_a_notification_cancelled_before_it_started_leaves_no_unawaited_coroutine() -> None:
+    async def main() -> None:
+        agent = HttpAgent("http://127.0.0.1:9/agent")
+
+        async def never_started(params: Any) -> None:
+            raise AssertionError("cancelled before it could run")
+
+        agent.subscribe(on_state_changed=never_started)
+        agent.set_state({})
+        # What a loop shutting down does to a task that has not had its first step yet.
+        for task in list(agent._background_notifications):
+            task.cancel()
+        await agent.flush_notifications()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(main())
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, RuntimeWarning)] == []

@@ -25,6 +25,7 @@ skipped and the error surfaces as an unhandled rejection. Here it is never swall
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Awaitable, Iterator, Sequence
 from typing import Any, Callable, Optional
@@ -82,9 +83,15 @@ async def _finish(pending: Awaitable[Any], rest: Iterator[_Step]) -> None:
             await result
 
 
-def _report_failure(tasks: set[asyncio.Task[None]], task: asyncio.Task[None]) -> None:
+def _report_failure(
+    tasks: set[asyncio.Task[None]], pending: Awaitable[Any], task: asyncio.Task[None]
+) -> None:
     tasks.discard(task)
     if task.cancelled():
+        # Cancelled before it started (the loop shut down first): the callback's coroutine was
+        # never awaited and would warn about it when collected.
+        if inspect.iscoroutine(pending) and inspect.getcoroutinestate(pending) == "CORO_CREATED":
+            pending.close()
         return
     error = task.exception()  # retrieved here, so asyncio does not also warn at collection
     if error is not None:
@@ -119,7 +126,7 @@ def deliver(
             return
         task = loop.create_task(_finish(result, steps))
         background.add(task)
-        task.add_done_callback(lambda done: _report_failure(background, done))
+        task.add_done_callback(functools.partial(_report_failure, background, result))
         return
 
 
