@@ -24,7 +24,7 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 __all__ = ["DebugConfig", "DebugLog", "DebugOption", "resolve_debug"]
 
@@ -125,9 +125,3 @@ class DebugLog:
         LIFECYCLE_LOGGER.debug(
             "[%s] %s %s", stage, label, json.dumps(data, default=str), extra=extra
         )
-
-
-def debug_log_for(option: DebugOption) -> Optional[DebugLog]:
-    """``None`` when nothing is to be logged, so call sites pay one ``is None`` test."""
-    config = resolve_debug(option)
-    return DebugLog(config) if config.enabled else None
