@@ -14,6 +14,7 @@ EXPECTED = [
     "AgentEventStream",
     "AgentStateMutation",
     "AgentSubscriber",
+    "DebugConfig",
     "EventDecoder",
     "FilterToolCallsMiddleware",
     "FunctionMiddleware",

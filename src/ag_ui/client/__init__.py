@@ -18,6 +18,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ag_ui.client.agent import HttpAgent
+from ag_ui.client.debug import DebugConfig
 from ag_ui.client.decoding import (
     EventDecoder,
     ProtoEventDecoder,
@@ -61,6 +62,7 @@ __all__ = [
     "AgentEventStream",
     "AgentStateMutation",
     "AgentSubscriber",
+    "DebugConfig",
     "EventDecoder",
     "FilterToolCallsMiddleware",
     "FunctionMiddleware",

@@ -37,6 +37,7 @@ async def http_events(
         "max_event_size": agent.max_event_size,
         "signal": signal,
         "cursor": cursor,
+        "debug": agent.debug_log,
     }
 
     def open_stream(client: httpx.AsyncClient, first: bool) -> AsyncIterator[AnyEvent]:
@@ -52,6 +53,15 @@ async def http_events(
 
     async def counted(reconnect: Reconnect) -> None:
         agent.reconnects += 1
+        if agent.debug_log is not None:
+            agent.debug_log.lifecycle(
+                "LIFECYCLE",
+                "Reconnecting:",
+                attempt=reconnect.attempt,
+                lastEventId=reconnect.last_event_id,
+                delay=round(reconnect.delay, 3),
+                error=str(reconnect.error),
+            )
         if agent.on_reconnect is not None:
             outcome = agent.on_reconnect(reconnect)
             if inspect.isawaitable(outcome):

@@ -20,6 +20,7 @@ from ag_ui.client.subscriber import (
     callback_name_for,
     run_subscribers,
 )
+from ag_ui.client.versions import warn_about_producer_declaration
 from ag_ui.core.errors import RunError
 from ag_ui.core.types import Message, RunAgentInput, ToolCall
 
@@ -124,7 +125,7 @@ class RunProcessor:
         if kind == "RUN_STARTED":
             self.run_ended = False
             self._answered.clear()
-            self._check_version(event)
+            warn_about_producer_declaration(event.protocol_version)
         elif kind == "TOOL_CALL_START":
             self._answered[event.tool_call_id] = False
         elif kind == "TOOL_CALL_RESULT":
@@ -150,6 +151,12 @@ class RunProcessor:
         existed = kind == "ACTIVITY_SNAPSHOT" and (
             _message(self.agent._agent_state, event.message_id) is not None
         )
+        log = self.agent.debug_log
+        if log is not None:
+            if stopped:
+                log.event("APPLY", "Event dropped:", event, reason="stop_propagation by subscriber")
+            else:
+                log.event("APPLY", "Event applied:", event, subscribers=len(self.subscribers))
         if not stopped:
             self._apply(event)
             messages_changed = messages_changed or kind in _MESSAGE_EVENTS
@@ -225,18 +232,6 @@ class RunProcessor:
         result.pending_tool_call_ids = list(params.pending_tool_call_ids)
         if not stopped:
             self.agent.pending_interrupts = [i.model_copy(deep=True) for i in params.interrupts]
-
-    def _check_version(self, event: Any) -> None:
-        declared = event.protocol_version
-        if not declared:
-            return
-        major = declared.split(".", 1)[0]
-        if not major.isdigit() or int(major) > 1:
-            warnings.warn(
-                f"the agent speaks AG-UI protocol {declared!r}; this client implements 1.0 "
-                "and may misread newer events",
-                stacklevel=2,
-            )
 
     async def _notify(
         self, kind: str, event: Any, messages_changed: bool, state_changed: bool, existed: bool

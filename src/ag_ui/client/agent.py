@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import uuid
 from collections.abc import (
@@ -24,12 +25,14 @@ import anyio
 import httpx
 
 from ag_ui.apply import AgentState
-from ag_ui.apply._state import to_wire
 from ag_ui.client._connect import ConnectMixin
+from ag_ui.client._conversation import ConversationMixin
 from ag_ui.client._http_events import http_events
 from ag_ui.client._messages import as_message
 from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client._run import RunProcessor, finalize_run, initialize_run, report_failure
+from ag_ui.client.debug import DebugConfig, DebugLog, DebugOption, resolve_debug
+from ag_ui.client.downgrade import downgrade_middlewares
 from ag_ui.client.event_stream import AgentEventStream, closing
 from ag_ui.client.interrupts import check_resume_covers
 from ag_ui.client.middleware import MiddlewareLike, chain
@@ -47,6 +50,7 @@ from ag_ui.client.transport import (
     fetch_capabilities,
     new_http_client,
 )
+from ag_ui.client.versions import parse_version
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import AGUIError, IncompleteStreamError, TransportError
@@ -70,7 +74,24 @@ class _Transport:
         return self.agent.run(input)
 
 
-class HttpAgent(ConnectMixin):
+def _log_run_end(
+    log: DebugLog, agent: HttpAgent, result: RunAgentResult, failure: Optional[BaseException]
+) -> None:
+    # As in TypeScript, "finished" closes every run, after "errored" when it failed.
+    if failure is not None:
+        log.lifecycle("LIFECYCLE", "Run errored:", agentId=agent.agent_id, error=str(failure))
+    elif result.aborted:
+        log.lifecycle("LIFECYCLE", "Run aborted:", agentId=agent.agent_id)
+    log.lifecycle(
+        "LIFECYCLE",
+        "Run finished:",
+        agentId=agent.agent_id,
+        threadId=agent.thread_id,
+        runId=result.run_id,
+    )
+
+
+class HttpAgent(ConversationMixin, ConnectMixin):
     """A remote AG-UI agent reached with one POST per run, plus the conversation it builds.
 
     ``messages`` and ``state`` are updated as events arrive (decode -> compatibility -> chunks
@@ -85,6 +106,14 @@ class HttpAgent(ConnectMixin):
     ``<url>/connect`` from the last event received, following ``reconnect`` (a
     ``ReconnectPolicy``; ``ReconnectPolicy(max_attempts=0)`` turns it off); ``on_reconnect``
     (sync or async) is told about each attempt and ``reconnects`` counts them per run.
+
+    ``debug`` (``True``, a ``DebugConfig`` or a dict of its fields) logs each event and the run's
+    lifecycle at ``DEBUG`` on the ``ag_ui.client.events`` / ``ag_ui.client.lifecycle`` loggers
+    (``ag_ui.client.debug``).
+
+    ``max_protocol_version`` is the newest protocol the agent is known to speak (TypeScript's
+    ``maxProtocolVersion``); pin an older backend (``"0.0.39"``) to stop declaring
+    ``protocolVersion`` and to install the downgrades of ``ag_ui.client.downgrade``.
     """
 
     def __init__(
@@ -105,6 +134,8 @@ class HttpAgent(ConnectMixin):
         strict: bool = True,
         reconnect: Optional[ReconnectPolicy] = None,
         on_reconnect: Optional[Callable[[Reconnect], Any]] = None,
+        debug: DebugOption = False,
+        max_protocol_version: str = PROTOCOL_VERSION,
     ) -> None:
         self.url = url
         self.headers: dict[str, str] = dict(headers or {})
@@ -125,6 +156,8 @@ class HttpAgent(ConnectMixin):
         self.strict = strict
         self.reconnect = reconnect if reconnect is not None else ReconnectPolicy()
         self.on_reconnect = on_reconnect
+        self.debug = debug  # the setter resolves the option into a DebugConfig
+        self.max_protocol_version = max_protocol_version  # validated by the setter
         self.reconnects = 0  # reconnects during the current (or last) run
         self.subscribers: list[Any] = []
         self.middlewares: list[MiddlewareLike] = []
@@ -132,47 +165,29 @@ class HttpAgent(ConnectMixin):
         self.is_running = False
         self._signal: Optional[AbortSignal] = None
         self._owns_client = False
-
-    # -- conversation --------------------------------------------------------------------
-
-    @property
-    def messages(self) -> list[Message]:
-        """The conversation as typed messages, current while a run is processing.
-
-        Kept as wire JSON inside (what the reducer edits and the next request sends) and
-        validated into models on first access after each change.
-        """
-        if self._typed is None or self._typed_for is not self._agent_state:
-            self._typed = self._agent_state.typed_messages()
-            self._typed_for = self._agent_state
-        return self._typed
-
-    @messages.setter
-    def messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
-        typed = [as_message(m) for m in messages]
-        self._agent_state = self._agent_state.evolve(messages=tuple(to_wire(typed)))
-        self._typed, self._typed_for = typed, self._agent_state
-
-    @property
-    def state(self) -> Any:
-        """The agent state (any JSON value); replaced by snapshots, patched by deltas."""
-        return self._agent_state.state
-
-    @state.setter
-    def state(self, state: Any) -> None:
-        self._agent_state = self._agent_state.evolve(state=to_wire(state))
-
-    @property
-    def agent_state(self) -> AgentState:
-        """The reducer's immutable view (wire-JSON messages, state, run bookkeeping)."""
-        return self._agent_state
-
-    def _sync_typed_messages(self) -> None:
-        """Fold in-place edits of the list ``messages`` handed out (e.g. ``append``) back."""
-        if self._typed is not None and self._typed_for is self._agent_state:
-            self.messages = list(self._typed)
+        self._background_notifications: set[asyncio.Task[None]] = set()
 
     # -- configuration -------------------------------------------------------------------
+
+    @property
+    def max_protocol_version(self) -> str:
+        """The peer ceiling (``ag_ui.client.versions``); ``"1.0"`` unless pinned lower."""
+        return self._max_protocol_version
+
+    @max_protocol_version.setter
+    def max_protocol_version(self, version: str) -> None:
+        self._peer_ceiling = parse_version(version)  # raises ValueError before anything changes
+        self._max_protocol_version = version
+
+    @property
+    def debug(self) -> DebugConfig:
+        """What the agent logs (``ag_ui.client.debug``); assign any ``debug=`` option."""
+        return self._debug
+
+    @debug.setter
+    def debug(self, option: DebugOption) -> None:
+        self._debug = resolve_debug(option)
+        self.debug_log: Optional[DebugLog] = DebugLog(self._debug) if self._debug.enabled else None
 
     def subscribe(self, subscriber: Any = None, **callbacks: Any) -> Subscription:
         """Add a subscriber (an object, or a ``{"on_event": fn}`` mapping), or callbacks as
@@ -204,21 +219,8 @@ class HttpAgent(ConnectMixin):
         twin.is_running = False
         twin._signal = None
         twin._owns_client = False  # a shared client stays the original's to close
+        twin._background_notifications = set()
         return twin
-
-    def add_message(self, message: Union[Message, Mapping[str, Any]]) -> None:
-        """Append a message (a model or a wire/Python-named dict) to the conversation."""
-        self.add_messages([message])
-
-    def add_messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
-        self._sync_typed_messages()
-        self.messages = [*self.messages, *messages]
-
-    def set_messages(self, messages: Iterable[Union[Message, Mapping[str, Any]]]) -> None:
-        self.messages = list(messages)
-
-    def set_state(self, state: Any) -> None:
-        self.state = copy.deepcopy(state)
 
     def abort_run(self) -> None:
         """Stop the active run: the connection is closed and the run returns ``aborted``."""
@@ -241,12 +243,14 @@ class HttpAgent(ConnectMixin):
         fields: dict[str, Any] = {
             "thread_id": self.thread_id,
             "run_id": run_id or str(uuid.uuid4()),
-            "protocol_version": PROTOCOL_VERSION,
             "messages": [m for m in self._agent_state.messages if m.get("role") != "activity"],
             "tools": list(tools or []),
             "context": list(context or []),
             "state": copy.deepcopy(self.state),
         }
+        # An agent pinned below 1.0 predates the field; a strict old parser may reject it.
+        if self._peer_ceiling >= parse_version(PROTOCOL_VERSION):
+            fields["protocol_version"] = PROTOCOL_VERSION
         if forwarded_props is not None:
             fields["forwarded_props"] = forwarded_props
         if resume is not None:
@@ -337,15 +341,26 @@ class HttpAgent(ConnectMixin):
         self.is_running = True
         self.reconnects = 0
         processor: Optional[RunProcessor] = None
+        failure: Optional[BaseException] = None
+        log = self.debug_log
+        if log is not None:
+            log.lifecycle(
+                "LIFECYCLE",
+                "Run started:",
+                agentId=self.agent_id,
+                threadId=self.thread_id,
+                runId=input.run_id,
+            )
         try:
             input = await initialize_run(self, input, subscribers)
             # Joining a run in its middle: the verifier would miss RUN_STARTED and the opening
             # events (the server's guard verified the whole sequence).
             mid_run = connect is not None and not connect.get("lastEventId", ":0").endswith(":0")
-            pipeline = RunPipeline(strict=self.strict and not mid_run)
+            pipeline = RunPipeline(strict=self.strict and not mid_run, debug=log)
             processor = RunProcessor(self, subscribers, input, result)
             if connect is None:
-                source = chain(self.middlewares, _Transport(self)).run(input)
+                layers = [*downgrade_middlewares(self._peer_ceiling), *self.middlewares]
+                source = chain(layers, _Transport(self)).run(input)
             else:
                 source = http_events(self, None, signal, connect)
             async with closing(source):
@@ -370,21 +385,25 @@ class HttpAgent(ConnectMixin):
                     events_received=processor.count if processor else 0,
                 )
                 cut.__cause__ = exc
+                failure = cut
                 if not await report_failure(self, cut, input, subscribers):
                     raise cut from exc
                 result.error = cut
         except Exception as exc:
             if signal.aborted and isinstance(exc, TransportError):
                 result.aborted = True
-            elif await report_failure(self, exc, input, subscribers):
-                result.error = exc
             else:
-                raise
+                failure = exc
+                if not await report_failure(self, exc, input, subscribers):
+                    raise
+                result.error = exc
         finally:
             self.is_running = False
             result.reconnects = self.reconnects
             result.new_messages = [m for m in self.messages if m.id not in known_ids]
             # Shielded: on_run_finalized runs even when the task is being cancelled.
+            if log is not None:
+                _log_run_end(log, self, result, failure)
             with anyio.CancelScope(shield=True):
                 await finalize_run(self, input, subscribers)
 

@@ -25,7 +25,12 @@ import anyio
 import httpx
 
 from ag_ui.client._cursor import ResumeCursor
-from ag_ui.client.decoding import decoder_for_content_type, is_known_content_type
+from ag_ui.client.debug import DebugLog
+from ag_ui.client.decoding import (
+    ProtoEventDecoder,
+    decoder_for_content_type,
+    is_known_content_type,
+)
 from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
@@ -127,6 +132,7 @@ async def stream_events(
     signal: Optional[AbortSignal] = None,
     params: Optional[Mapping[str, str]] = None,
     cursor: Optional[ResumeCursor] = None,
+    debug: Optional[DebugLog] = None,
 ) -> AsyncIterator[AnyEvent]:
     """POST ``body`` (JSON) to ``url`` (or GET it when ``body`` is ``None``) and yield the
     events of the streamed answer.
@@ -135,6 +141,7 @@ async def stream_events(
     Close the generator (``contextlib.aclosing``) to release the connection early. A ``cursor``
     follows the resume point of a detached run (docs/resume.md); in a resumable response a
     frame cut off at the end is a lost connection (``ConnectionLostError``), not an error.
+    ``debug`` logs the stream format and each event as decoded.
     """
     request_headers = dict(headers or {})
     for key in [k for k in request_headers if k.lower() in ("content-type", "accept")]:
@@ -161,6 +168,12 @@ async def stream_events(
         if not is_known_content_type(content_type):
             decoder_for_content_type(content_type, snippet=await _first_bytes(response))
         decoder = decoder_for_content_type(content_type, max_event_size=max_event_size)
+        stage = "PROTO" if isinstance(decoder, ProtoEventDecoder) else "SSE"
+        if debug is not None:
+            parser = "protobuf" if stage == "PROTO" else "sse"
+            debug.lifecycle(
+                "HTTP", "Stream format detected:", contentType=content_type, parser=parser
+            )
         if cursor is not None:
             cursor.on_response(response.headers)
         streaming = True
@@ -176,6 +189,8 @@ async def stream_events(
             for event in decoder.feed(chunk):
                 if signal.aborted:
                     return
+                if debug is not None:
+                    debug.event(stage, "Event received:", event)
                 yield event
             if cursor is not None:
                 cursor.advance(decoder)
@@ -188,6 +203,8 @@ async def stream_events(
                 raise
             raise ConnectionLostError(f"the stream was cut inside a frame ({exc})") from exc
         for event in last_events:
+            if debug is not None:
+                debug.event(stage, "Event received:", event)
             yield event
         if cursor is not None:
             cursor.advance(decoder)
