@@ -265,6 +265,25 @@ def test_sync_facade_runs_and_streams(live_server: LiveServer) -> None:
         assert [m.id for m in agent.messages] == ["u1", "m1"]
 
 
+def test_sync_facade_edits_the_conversation_and_notifies() -> None:
+    seen: list[str] = []
+
+    async def on_state_changed(params: Any) -> None:
+        seen.append(f"state {params.state}")
+
+    with SyncHttpAgent("http://unused/agent") as agent:
+        agent.subscribe(
+            on_messages_changed=lambda p: seen.append(f"messages {len(p.messages)}"),
+            on_state_changed=on_state_changed,
+        )
+        agent.add_messages([{"id": "u1", "role": "user", "content": "hi"}])
+        agent.set_messages([{"id": "u2", "role": "user", "content": "again"}])
+        agent.set_state({"n": 1})
+        assert [m.id for m in agent.messages] == ["u2"]
+        assert agent.state == {"n": 1}
+    assert seen == ["messages 1", "messages 1", "state {'n': 1}"]
+
+
 def test_sync_facade_refuses_an_async_client() -> None:
     with pytest.raises(TypeError, match="http_client"):
         SyncHttpAgent("http://x", http_client=httpx.AsyncClient())

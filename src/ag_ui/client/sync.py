@@ -28,8 +28,9 @@ __all__ = ["SyncHttpAgent"]
 class SyncHttpAgent:
     """Blocking twin of ``HttpAgent`` (same keyword arguments, except ``http_client``).
 
-    ``agent`` is the wrapped ``HttpAgent`` (subscribe/use/set state through it). Call
-    ``close()`` or use ``with`` to stop the background thread.
+    ``agent`` is the wrapped ``HttpAgent`` (for ``use`` and the rest). The conversation edits
+    notify subscribers as on ``HttpAgent`` (async callbacks run to completion before the edit
+    returns). Call ``close()`` or use ``with`` to stop the background thread.
     """
 
     def __init__(self, url: str, **options: Any) -> None:
@@ -53,6 +54,15 @@ class SyncHttpAgent:
 
     def add_message(self, message: Any) -> None:
         self.agent.add_message(message)
+
+    def add_messages(self, messages: Any) -> None:
+        self.agent.add_messages(messages)
+
+    def set_messages(self, messages: Any) -> None:
+        self.agent.set_messages(messages)
+
+    def set_state(self, state: Any) -> None:
+        self.agent.set_state(state)
 
     def subscribe(self, subscriber: Any = None, **callbacks: Any) -> Any:
         return self.agent.subscribe(subscriber, **callbacks)
