@@ -17,6 +17,7 @@ defaults). Any other spelling of a ``None`` default (``Field(None, ...)``, a def
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -34,6 +35,19 @@ def _is_our_default(value: object) -> bool:
     return isinstance(value, FieldInfo) and value.exclude_if is omit_if_none
 
 
+def _own_annotation_names(cls: type[Any]) -> list[str]:
+    own = cls.__dict__
+    if "__annotations__" in own:  # Python <= 3.13, or string annotations (PEP 563)
+        return list(own["__annotations__"])
+    if sys.version_info < (3, 14):
+        # No own annotations. (Reading ``cls.__annotations__`` here would store an empty dict.)
+        return []
+    try:  # Python 3.14+ evaluates a class's own annotations on first access (PEP 649)
+        return list(cls.__annotations__)
+    except Exception:  # e.g. an unresolvable forward reference: attach_to_remaining covers it
+        return []
+
+
 def attach_to_declared_nones(cls: type[Any]) -> None:
     """Turn each ``name: T = None`` of the class body into a ``Field`` carrying the rule.
 
@@ -43,8 +57,7 @@ def attach_to_declared_nones(cls: type[Any]) -> None:
     which names are class variables (spelling them is not reliable on string annotations).
     """
     own = cls.__dict__
-    annotations: dict[str, Any] = own.get("__annotations__") or {}
-    for name in annotations:
+    for name in _own_annotation_names(cls):
         if name.startswith("_") or name == "model_config":
             continue
         if name in own and own[name] is None:

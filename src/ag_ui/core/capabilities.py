@@ -3,8 +3,8 @@
 Every field is optional; absent means undeclared, not unsupported.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` in the model modules: pydantic would compile and
+# evaluate every string annotation at import (7 ms of ``import ag_ui.core``).
 from typing import Annotated, Any, Dict, List, Optional
 
 from pydantic import AliasChoices, Field
