@@ -25,38 +25,39 @@ _UNCHANGED: Any = object()
 
 
 def _is_str_enum_literal(schema: dict[str, Any]) -> bool:
-    if schema.get("type") != "literal":
-        return False
     expected: list[Any] = schema.get("expected") or []
     return bool(expected) and all(isinstance(v, str) and isinstance(v, Enum) for v in expected)
 
 
 def _rewrite(schema: Any, owner: type[BaseModel]) -> Any:
     # Returns _UNCHANGED when nothing below ``schema`` changed, so unchanged subtrees are shared
-    # rather than copied.
+    # rather than copied. Only dicts and lists are visited: leaves cannot hold a literal schema.
     if isinstance(schema, dict):
-        if _is_str_enum_literal(schema):
-            return {"type": "str"}
-        if schema.get("type") == "model" and schema.get("cls") is not owner:
+        kind = schema.get("type")
+        if kind == "literal":
+            return {"type": "str"} if _is_str_enum_literal(schema) else _UNCHANGED
+        if kind == "model" and schema.get("cls") is not owner:
             return _UNCHANGED  # another model: pydantic-core reuses that class's serializer
         copy: dict[str, Any] | None = None
         for key, value in schema.items():
+            if not isinstance(value, (dict, list)):
+                continue
             new = _rewrite(value, owner)
             if new is not _UNCHANGED:
                 if copy is None:
                     copy = dict(schema)
                 copy[key] = new
         return _UNCHANGED if copy is None else copy
-    if isinstance(schema, list):
-        items: list[Any] | None = None
-        for index, item in enumerate(schema):
-            new = _rewrite(item, owner)
-            if new is not _UNCHANGED:
-                if items is None:
-                    items = list(schema)
-                items[index] = new
-        return _UNCHANGED if items is None else items
-    return _UNCHANGED
+    items: list[Any] | None = None
+    for index, item in enumerate(schema):
+        if not isinstance(item, (dict, list)):
+            continue
+        new = _rewrite(item, owner)
+        if new is not _UNCHANGED:
+            if items is None:
+                items = list(schema)
+            items[index] = new
+    return _UNCHANGED if items is None else items
 
 
 def enum_literals_as_str(schema: Any, owner: type[BaseModel]) -> Any | None:
