@@ -106,3 +106,20 @@ def test_event_type_literals_serialize_through_the_str_path() -> None:
     serializer = repr(RunStartedEvent.__pydantic_serializer__)
     type_field = serializer[serializer.index('key: "type"') :]
     assert type_field.index("Str(") < type_field.index("SerField")
+
+
+def test_the_shared_none_default_is_copied_never_changed() -> None:
+    # ``_omission`` assigns one ``Field`` instance to every ``name: T = None``; that is only
+    # sound while pydantic copies an assigned ``Field`` rather than adopting or mutating it.
+    from ag_ui.core._omission import _NONE_OMITTED
+
+    class One(AGUIModel):
+        a: Optional[int] = None
+        b: Optional[str] = None
+
+    one_a, one_b = One.model_fields["a"], One.model_fields["b"]
+    fields = (one_a, one_b, RunStartedEvent.model_fields["input"])
+    assert all(field is not _NONE_OMITTED for field in fields)
+    assert one_a is not one_b
+    assert (one_a.annotation, one_b.annotation) == (Optional[int], Optional[str])
+    assert repr(_NONE_OMITTED) == repr(Field(default=None, exclude_if=omit_if_none))

@@ -18,7 +18,7 @@ defaults). Any other spelling of a ``None`` default (``Field(None, ...)``, a def
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
@@ -31,8 +31,13 @@ def omit_if_none(value: object) -> bool:
     return value is None
 
 
+# One instance for every such field: pydantic copies an assigned ``Field`` into each field's own
+# ``FieldInfo`` and never mutates it (a ``Field()`` call per field cost 1.2 ms of the import).
+_NONE_OMITTED = cast(FieldInfo, Field(default=None, exclude_if=omit_if_none))
+
+
 def _is_our_default(value: object) -> bool:
-    return isinstance(value, FieldInfo) and value.exclude_if is omit_if_none
+    return value is _NONE_OMITTED
 
 
 def _own_annotation_names(cls: type[Any]) -> list[str]:
@@ -61,7 +66,7 @@ def attach_to_declared_nones(cls: type[Any]) -> None:
         if name.startswith("_") or name == "model_config":
             continue
         if name in own and own[name] is None:
-            setattr(cls, name, Field(default=None, exclude_if=omit_if_none))
+            setattr(cls, name, _NONE_OMITTED)
 
 
 def attach_to_remaining(cls: type[BaseModel]) -> bool:
