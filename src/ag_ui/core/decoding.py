@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, TypeVar, Union, cast
 
@@ -38,6 +37,10 @@ _LEGACY_ADAPTER: TypeAdapter[LegacyEvent] = TypeAdapter(LegacyEvent)
 def _as_python(data: JSONInput, what: str) -> Any:
     if isinstance(data, Mapping):
         return data
+    # Only error reporting needs the text parsed in Python: importing ``json`` here keeps it out
+    # of ``import ag_ui.core`` (2 ms), which parses with pydantic-core.
+    import json
+
     try:
         return json.loads(bytes(data) if isinstance(data, memoryview) else data)
     except (ValueError, UnicodeDecodeError) as exc:

@@ -3,8 +3,8 @@
 An absent outcome means success (every pre-outcome producer stays conformant).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` in the model modules: pydantic would compile and
+# evaluate every string annotation at import (7 ms of ``import ag_ui.core``).
 from typing import Annotated, List, Literal, Optional, Union
 
 from pydantic import Field
