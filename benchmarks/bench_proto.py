@@ -30,6 +30,7 @@ from ag_ui.core import (
     StateSnapshotEvent,
     TextMessageContentEvent,
     ToolCallArgsEvent,
+    ToolCallResultEvent,
     parse_event,
 )
 from ag_ui.encoder import EventEncoder, event_to_json
@@ -87,10 +88,27 @@ def state(items: int) -> dict[str, Any]:
     }
 
 
+def history(turns: int) -> list[dict[str, Any]]:
+    """A conversation of ``turns`` user / assistant-with-a-tool-call / tool message triples."""
+    messages: list[dict[str, Any]] = []
+    for i in range(turns):
+        call = {
+            "id": f"c{i}",
+            "type": "function",
+            "function": {"name": "weather", "arguments": "{}"},
+        }
+        messages += [
+            {"id": f"u{i}", "role": "user", "content": "What is the weather in Paris today?"},
+            {"id": f"a{i}", "role": "assistant", "content": "Let me look.", "toolCalls": [call]},
+            {"id": f"t{i}", "role": "tool", "toolCallId": f"c{i}", "content": "sunny, 21 °C"},
+        ]
+    return messages
+
+
 def beyond_streaming_report() -> None:
-    """Per event, the events other than the streaming ones: state snapshots and deltas and
-    activity snapshots take the compiled flat path; RUN_* events (nested fields) the general
-    path through the generated classes, with the compiled codec for their open JSON."""
+    """Per event, the events other than the streaming ones. All but the last two take the
+    compiled paths; TOOL_CALL_RESULT and MESSAGES_SNAPSHOT (nested messages) the general path
+    through the generated classes, with the compiled codec for their open JSON."""
     delta = [
         {"op": "replace", "path": "/items/0/done", "value": True},
         {"op": "add", "path": "/cursor", "value": "c-2"},
@@ -104,6 +122,12 @@ def beyond_streaming_report() -> None:
         ),
         "RUN_STARTED": RunStartedEvent(thread_id="thread-1", run_id="run-1"),
         "RUN_FINISHED + 2 KB result": RunFinishedEvent(thread_id="t", run_id="r", result=state(24)),
+        "TOOL_CALL_RESULT": ToolCallResultEvent(
+            message_id="t1", tool_call_id="call-1", content="sunny, 21 °C"
+        ),
+        "MESSAGES_SNAPSHOT, 30": parse_event(
+            {"type": "MESSAGES_SNAPSHOT", "messages": history(10)}
+        ),
     }
     print("  beyond the streaming events (per event; ratio = SSE time / proto time):")
     for name, event in cases.items():

@@ -25,12 +25,14 @@ from ag_ui.core import (
     StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageStartEvent,
+    ToolCallResultEvent,
     parse_event,
 )
 from ag_ui.core.errors import EncodingError, MalformedFrameError
 from ag_ui.proto import _fast, _values, decode_event, encode_event
 from ag_ui.proto._codec import _PLANS, event_message, wire_dict
 from ag_ui.proto._generated import events_pb2, patch_pb2
+from ag_ui.proto._nested import SPECIAL_FIELDS
 
 FLAT = sorted(name for name, plan in _fast._PLANS.items() if plan.python)
 FLAT_C = sorted(_fast._PLANS)  # the compiled paths also carry open JSON
@@ -80,8 +82,13 @@ def test_the_flat_events() -> None:
         "ACTIVITY_SNAPSHOT",
         "CUSTOM",
         "RAW",
+        "RUN_ERROR",
+        "RUN_FINISHED",
+        "RUN_STARTED",
         "STATE_DELTA",
         "STATE_SNAPSHOT",
+        "SUBAGENT_FINISHED",
+        "TOOL_CALL_RESULT",
     ]
     assert FLAT == [
         "REASONING_ENCRYPTED_VALUE",
@@ -124,6 +131,18 @@ def test_fast_and_general_paths_agree(implementation: str, event_type: str, data
     if implementation == "python":  # open JSON is for the compiled paths only
         optional = {k: v for k, v in optional.items() if k not in ("rawEvent", "metadata")}
     event = parse_event(data.draw(fields({"type": st.just(event_type), **required}, optional)))
+    plan_fields = _fast._PLANS[event_type].fields
+    absent = [f.name for f in plan_fields if f.kind == _fast._ABSENT]
+    special = SPECIAL_FIELDS.get(event_type, frozenset())
+    str_only = [f.name for f in plan_fields if f.kind == _fast._STRING and f.name in special]
+    if any(getattr(event, name) not in (None, []) for name in absent) or any(
+        not isinstance(getattr(event, name), str) for name in str_only
+    ):
+        # Nested messages (RUN_FINISHED's outcome, TOOL_CALL_RESULT's content parts...): both
+        # directions take the general path.
+        assert paths.encode_flat(event) is None
+        assert paths.decode_flat(_general_bytes(event)) is None
+        return
     fast_bytes = paths.encode_flat(event)
     assert fast_bytes == _general_bytes(event)
     framed = paths.encode_flat(event, True)
@@ -399,3 +418,24 @@ def test_activity_snapshot_replace(replace: Optional[int], expected: bool, is_se
     assert event == _general_decode(data)
     assert event.replace is expected
     assert ("replace" in event.model_fields_set) is is_set
+
+
+def test_tool_call_result_content_as_a_string_or_left_to_the_general_path() -> None:
+    def result(**fields: Any) -> bytes:
+        message = events_pb2.Event()
+        arm = message.tool_call_result
+        arm.base_event.type = events_pb2.TOOL_CALL_RESULT
+        arm.message_id, arm.tool_call_id = "t1", "c1"
+        for name, value in fields.items():
+            setattr(arm, name, value)
+        return bytes(message.SerializeToString())
+
+    empty = result(content="")  # explicit presence: "" is a value, written and read back
+    assert _fast.decode_flat(empty) == _general_decode(empty)
+    assert _fast.decode_flat(empty).content == ""
+    nothing = result()  # neither content nor parts: the general path reads it as no parts
+    assert _fast.decode_flat(nothing) is None
+    assert _general_decode(nothing).content == []
+    event = ToolCallResultEvent(message_id="t1", tool_call_id="c1", content="sunny", role="tool")
+    assert _fast.encode_flat(event) == _general_bytes(event)
+    assert _fast.decode_flat(_general_bytes(event)) == event

@@ -33,6 +33,7 @@ from pydantic import BaseModel
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.proto._accelerator import IMPLEMENTATION, speedups
 from ag_ui.proto._generated import events_pb2
+from ag_ui.proto._nested import SPECIAL_FIELDS
 
 __all__ = ["IMPLEMENTATION", "decode_flat", "encode_flat"]
 
@@ -73,7 +74,7 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 # Field kinds, as _c/speedups.c numbers them.
-_STRING, _VALUE, _STRUCT, _BOOL, _PATCH = 0, 1, 2, 3, 4
+_STRING, _VALUE, _STRUCT, _BOOL, _PATCH, _ABSENT = 0, 1, 2, 3, 4, 5
 _JSON_KINDS = {"google.protobuf.Value": _VALUE, "google.protobuf.Struct": _STRUCT}
 _PATCH_OPERATION = "ag_ui.JsonPatchOperation"
 
@@ -82,7 +83,7 @@ _PATCH_OPERATION = "ag_ui.JsonPatchOperation"
 class _Field:
     name: str  # proto field name == Python attribute name
     tag: bytes
-    kind: int  # _STRING, _VALUE, _STRUCT, _BOOL or _PATCH
+    kind: int  # _STRING, _VALUE, _STRUCT, _BOOL, _PATCH or _ABSENT (see _absent_fields)
     implicit: bool  # proto3 implicit presence: "" is not written
     required: bool  # the Python field has no default
     allowed: Optional[frozenset[str]]  # the values a Literal annotation admits
@@ -103,7 +104,7 @@ class _FlatPlan:
     defaulted: tuple[tuple[str, Any], ...]  # fields whose Python default is not None
     needs_checks: bool  # some field has a Literal type or a Python default behind ""
     always_set: frozenset[str]  # "type" and the implicit strings the wire always carries
-    python: bool  # all fields are strings: the pure-Python paths handle it too
+    python: bool  # plain strings only: the pure-Python paths handle it too
     validated: bool  # patch operations: decoded events go through the model's validator
 
 
@@ -135,25 +136,69 @@ def _tag(field: FieldDescriptor, kind: int) -> bytes:
     return bytes([field.number << 3 | (0 if kind == _BOOL else 2)])
 
 
+def _admits_str(annotation: Any) -> bool:
+    return annotation is str or any(_admits_str(arg) for arg in typing.get_args(annotation))
+
+
+def _planned_kind(
+    field: FieldDescriptor, special: frozenset[str], model_fields: dict[str, Any]
+) -> Optional[int]:
+    """The kind a fast plan gives ``field``; None when no fast path carries it. Of the fields
+    mapped by hand on the general path (``SPECIAL_FIELDS``), the fast paths carry patch
+    operations, and a string whose model field may hold a ``str`` (TOOL_CALL_RESULT's content;
+    its list form, ``content_parts``, stays on the general path)."""
+    kind = _kind(field)
+    if field.name not in special or kind == _PATCH:
+        return kind
+    info = model_fields.get(field.name)
+    if kind == _STRING and info is not None and _admits_str(info.annotation):
+        return kind
+    return None
+
+
+def _absent_fields(
+    carried: set[str], special: frozenset[str], model_fields: dict[str, Any]
+) -> Optional[tuple[_Field, ...]]:
+    """The model fields behind an arm's other hand-mapped fields (RUN_FINISHED's outcome and
+    usage, RUN_STARTED's input...), which the compiled paths take only while they are None or
+    empty: every run has these events, and most carry none of that. None when such a field is
+    required (TOOL_CALL_RESULT's content): the arm stays on the general path."""
+    names = sorted(name for name in special - carried if name in model_fields)
+    if any(model_fields[name].is_required() for name in names):
+        return None
+    return tuple(
+        _Field(name=name, tag=b"\x00", kind=_ABSENT, implicit=False, required=False, allowed=None)
+        for name in names
+    )
+
+
 def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
     plans = {}
     for arm in events_pb2.Event.DESCRIPTOR.oneofs_by_name["event"].fields:
-        fields = [f for f in arm.message_type.fields if f.name != "base_event"]
-        if any(_kind(f) is None for f in fields):
-            continue
         type_name = arm.name.upper()
+        special = SPECIAL_FIELDS.get(type_name, frozenset())
         cls = classes[type_name]
         model_fields = cls.model_fields
-        planned = tuple(
-            _Field(
-                name=f.name,
-                tag=_tag(f, _kind(f) or _STRING),
-                kind=_kind(f) or _STRING,
-                implicit=not f.has_presence,
-                required=model_fields[f.name].is_required(),
-                allowed=_allowed_values(model_fields[f.name].annotation),
+        fields = [f for f in arm.message_type.fields if f.name != "base_event"]
+        carried = [f for f in fields if _planned_kind(f, special, model_fields) is not None]
+        if any(f.name not in special for f in fields if f not in carried):
+            continue  # a field no fast path can carry
+        absent = _absent_fields({f.name for f in carried}, special, model_fields)
+        if absent is None:
+            continue
+        planned = (
+            tuple(
+                _Field(
+                    name=f.name,
+                    tag=_tag(f, _kind(f) or _STRING),
+                    kind=_kind(f) or _STRING,
+                    implicit=not f.has_presence,
+                    required=model_fields[f.name].is_required(),
+                    allowed=_allowed_values(model_fields[f.name].annotation),
+                )
+                for f in sorted(carried, key=lambda f: f.number)
             )
-            for f in sorted(fields, key=lambda f: f.number)
+            + absent
         )
         strings = [f for f in planned if f.kind == _STRING]
         implicit_defaulted = tuple(f.name for f in strings if f.implicit and not f.required)
@@ -188,7 +233,7 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
             defaulted=defaulted,
             needs_checks=bool(literals or implicit_defaulted or defaulted),
             always_set=always_set,
-            python=len(strings) == len(planned),
+            python=len(strings) == len(planned) and not special,
             validated=validated,
         )
     return plans

@@ -23,6 +23,9 @@ enum FieldKind {
     KIND_STRUCT = 2, /* google.protobuf.Struct */
     KIND_BOOL = 3,   /* optional bool (a varint field) */
     KIND_PATCH = 4,  /* repeated ag_ui.JsonPatchOperation */
+    KIND_ABSENT = 5, /* a model field with nested messages: the fast path only when it is None
+                      * or empty (its wire fields are not registered, so they send a frame to
+                      * the general path) */
 };
 
 /* JsonPatchOperationType names, by enum number. */
@@ -42,7 +45,7 @@ typedef struct {
     uint8_t tags[MAX_FIELDS];     /* one-byte tags (field numbers < 16) */
     uint8_t kinds[MAX_FIELDS];    /* enum FieldKind */
     uint8_t implicit[MAX_FIELDS]; /* strings with proto3 implicit presence: "" not written */
-    uint8_t required[MAX_FIELDS]; /* Values the model requires: null is written for None */
+    uint8_t required[MAX_FIELDS]; /* fields the model requires that have wire presence */
     int8_t index_of_tag[256];     /* tag byte -> field index, or -1 */
     PyObject *defaults;   /* dict: every field's value before any arrive */
     PyObject *always_set; /* frozenset: names set even when nothing arrives */
@@ -239,8 +242,15 @@ static int put_event(Buf *buf, const FlatPlan *plan, PyObject *values) {
             else
                 status = 1;
             break;
-        default: /* KIND_PATCH */
+        case KIND_PATCH:
             status = value == Py_None ? 0 : put_patch(buf, plan->tags[i], value);
+            break;
+        default: /* KIND_ABSENT: nothing to write, or the general path writes it */
+            status = value == Py_None ||
+                             ((PyList_Check(value) || PyTuple_Check(value)) &&
+                              PyObject_Length(value) == 0)
+                         ? 0
+                         : 1;
         }
         if (status != 0)
             return status;
@@ -716,19 +726,24 @@ static PyObject *register_plan(PyObject *module, PyObject *args) {
                               &implicit, &required)) {
             goto error;
         }
-        if (tag > 0x7F || (tag & 7) != (kind == KIND_BOOL ? 0 : 2) || kind > KIND_PATCH) {
+        unsigned int wire_type = kind == KIND_BOOL ? 0 : 2;
+        if (kind > KIND_ABSENT || tag > 0x7F || (kind != KIND_ABSENT && (tag & 7) != wire_type)) {
             PyErr_SetString(PyExc_ValueError, "register(): a field outside the C path's kinds");
             goto error;
         }
         plan->kinds[i] = (uint8_t)kind;
-        /* A required Value or Struct must arrive (a patch is [] when none does). */
-        plan->required[i] = (uint8_t)(required && (kind == KIND_VALUE || kind == KIND_STRUCT));
+        /* A required Value, Struct or explicit-presence string must arrive (an absent implicit
+         * string is "", a patch is [] when no operation does). */
+        plan->required[i] =
+            (uint8_t)(required && (kind == KIND_VALUE || kind == KIND_STRUCT ||
+                                   (kind == KIND_STRING && !implicit)));
         Py_INCREF(name);
         PyUnicode_InternInPlace(&name);
         plan->names[i] = name;
         plan->tags[i] = (uint8_t)tag;
         plan->implicit[i] = (uint8_t)implicit;
-        plan->index_of_tag[tag] = (int8_t)i;
+        if (kind != KIND_ABSENT)
+            plan->index_of_tag[tag] = (int8_t)i;
         plan->nfields = (int)i + 1;
     }
     plan->cls = Py_NewRef(cls);
