@@ -4,7 +4,9 @@ Messages are built and read field by field through the generated classes (upb, i
 than through ``json_format`` (measured 15x slower). Each of the 31 arms gets a precomputed plan
 at import time: its scalar fields (read straight off the model's attributes), its open-JSON
 fields (``google.protobuf.Value`` / ``Struct``) and, for the eight events with nested types, a
-hand-written hook. The all-string streaming events first try the faster paths in ``_fast``.
+hand-written hook. Every event first tries the flat-event fast paths in ``_fast`` (compiled
+when the extension is built), which carry 30 of the 31 arms in their common shape; this module
+is the general path and the reference the fast paths are tested against.
 
 Decoding builds the event's wire dict (camelCase, as SSE would carry it) and validates it with
 the event class's own validator, so a protobuf event and the same event read from JSON are equal

@@ -1,6 +1,9 @@
-"""Fast paths for the *flat* events: those whose fields are strings or open JSON
-(``google.protobuf.Value`` / ``Struct``): the text, tool-call, step and reasoning streaming
-events, which make up almost every frame of a run, and STATE_SNAPSHOT, CUSTOM and RAW.
+"""Fast paths for the *flat* events: those a plan of plain fields can carry. Strings, bools,
+open JSON (``google.protobuf.Value`` / ``Struct``) and JSON Patch operations: the text,
+tool-call, step and reasoning streaming events, which make up almost every frame of a run, the
+state, activity, custom and raw events; and, while their nested messages are absent
+(``_ABSENT`` fields), the run-level events and TOOL_CALL_RESULT with string content. 30 of the
+31 arms; MESSAGES_SNAPSHOT always takes the general path.
 
 Going through the generated classes costs a Python->C crossing per field (per JSON node for open
 JSON). The fast paths handle only the plain shape (known fields, each message field once, valid
@@ -11,13 +14,16 @@ the same events.
 
 Two implementations: the compiled ``_speedups`` (``_c/speedups.c``, built at install when a C
 compiler is there), which is what ``encode_flat`` and ``decode_flat`` are when it loaded, and
-the pure-Python functions below, which cover the all-string events only. The Python loops cost
-1.5-1.8 µs per event, the SSE path they are measured against 1.1-1.3 µs; compiled, 0.3-0.4 µs.
-``IMPLEMENTATION`` says which runs; ``AG_UI_PURE_PYTHON=1`` forces Python.
+the pure-Python functions below, which cover the all-string events only (``python`` plans).
+The Python loops cost 1.5-1.8 µs per event, the SSE path they are measured against
+1.1-1.3 µs; compiled, 0.2-0.5 µs. ``IMPLEMENTATION`` says which runs; ``AG_UI_PURE_PYTHON=1``
+forces Python.
 
 A decoded flat event is built without re-running pydantic validation: protobuf already
 guarantees every field is a ``str`` (open JSON fields are typed ``Any``), and the two checks
-the models add (the timestamp range, ``Literal`` roles and subtypes) are done here.
+the models add (the timestamp range, ``Literal`` roles and subtypes) are done here. Events with
+patch operations are the exception (``validated`` plans): the model's validator checks them,
+as it does for SSE.
 """
 
 from __future__ import annotations
