@@ -8,6 +8,7 @@ optional: without a C compiler the build warns and the package uses the pure-Pyt
 """
 
 import os
+from pathlib import Path
 
 from setuptools import Extension, setup
 
@@ -15,8 +16,8 @@ setup(
     ext_modules=[
         Extension(
             "ag_ui.proto._speedups",
-            ["src/ag_ui/proto/_c/speedups.c", "src/ag_ui/proto/_c/values.c"],
-            depends=["src/ag_ui/proto/_c/values.h", "src/ag_ui/proto/_c/wire.h"],
+            sorted(str(path) for path in Path("src/ag_ui/proto/_c").glob("*.c")),
+            depends=sorted(str(path) for path in Path("src/ag_ui/proto/_c").glob("*.h")),
             extra_compile_args=["-O2"] if os.name == "posix" else [],
             optional=os.environ.get("AG_UI_REQUIRE_SPEEDUPS") != "1",
         )

@@ -12,7 +12,7 @@ anything else returns ``None`` and the caller takes the general path through the
 code, which also produces the precise errors. Tests check both paths give the same bytes and
 the same events.
 
-Two implementations: the compiled ``_speedups`` (``_c/speedups.c``, built at install when a C
+Two implementations: the compiled ``_speedups`` (``_c/``, built at install when a C
 compiler is there), which is what ``encode_flat`` and ``decode_flat`` are when it loaded, and
 the pure-Python functions below, which cover the all-string events only (``python`` plans).
 The Python loops cost 1.5-1.8 µs per event, the SSE path they are measured against
@@ -79,7 +79,7 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
             raise IndexError("varint too long")
 
 
-# Field kinds, as _c/speedups.c numbers them.
+# Field kinds, as _c/plan.h numbers them (enum FieldKind).
 _STRING, _VALUE, _STRUCT, _BOOL, _PATCH, _ABSENT = 0, 1, 2, 3, 4, 5
 _JSON_KINDS = {"google.protobuf.Value": _VALUE, "google.protobuf.Struct": _STRUCT}
 _PATCH_OPERATION = "ag_ui.JsonPatchOperation"
