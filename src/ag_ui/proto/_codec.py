@@ -40,7 +40,14 @@ from ag_ui.proto._values import (
 )
 from ag_ui.proto._wire import find_problem, unknown_arms
 
-__all__ = ["decode_event", "encode_event", "event_message", "wire_dict"]
+__all__ = [
+    "decode_event",
+    "decode_general",
+    "encode_event",
+    "encode_general",
+    "event_message",
+    "wire_dict",
+]
 
 _ENVELOPE = events_pb2.Event
 _ENVELOPE_DESCRIPTOR = _ENVELOPE.DESCRIPTOR
@@ -180,8 +187,11 @@ def encode_event(event: BaseEvent) -> bytes:
     '120b0a02080112016d1a026869'
     """
     fast = _fast.encode_flat(event)
-    if fast is not None:
-        return fast
+    return fast if fast is not None else encode_general(event)
+
+
+def encode_general(event: BaseEvent) -> bytes:
+    """``encode_event`` through the generated classes only (what the fast paths left)."""
     # Deterministic: Struct map entries in key order, so equal events give equal bytes in every
     # process (upb's own map order varies); costs ~0.2 µs per event.
     return bytes(event_message(event).SerializeToString(deterministic=True))
@@ -291,6 +301,11 @@ def decode_event(data: bytes | bytearray | memoryview) -> Event:
     fast = _fast.decode_flat(data)
     if fast is not None:
         return fast  # type: ignore[return-value]
+    return decode_general(data)
+
+
+def decode_general(data: bytes) -> Event:
+    """``decode_event`` through the generated classes only (what the fast paths left)."""
     wire = wire_dict(data)
     plan = _PLANS[wire["type"]]
     try:

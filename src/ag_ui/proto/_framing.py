@@ -19,7 +19,7 @@ from ag_ui.core.errors import (
 )
 from ag_ui.core.events import BaseEvent, Event
 from ag_ui.proto import _fast
-from ag_ui.proto._codec import decode_event, encode_event
+from ag_ui.proto._codec import decode_general, encode_general
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "FrameDecoder", "encode_frame"]
 
@@ -41,7 +41,7 @@ def encode_frame(event: BaseEvent) -> bytes:
     frame = _fast.encode_flat(event, True)
     if frame is not None:
         return frame
-    message = encode_event(event)
+    message = encode_general(event)
     if len(message) > _MAX_LENGTH:
         raise EncodingError(f"a {len(message)}-byte message does not fit a 4-byte length prefix")
     return _PREFIX.pack(len(message)) + message
@@ -133,9 +133,10 @@ class FrameDecoder:
         return events
 
     def _decode(self, frame: bytes, index: int) -> Optional[Event]:
-        """The general decoder, with the frame index put on its errors."""
+        """The general decoder (the fast path declined the frame), with the frame index put on
+        its errors."""
         try:
-            return decode_event(frame)
+            return decode_general(frame)
         except UnknownEventArmError as exc:
             if not self.skip_unknown:
                 raise UnknownEventArmError(exc.field_numbers, frame_index=index) from None
