@@ -1,6 +1,6 @@
 """The compiled fast paths (``_speedups``, from ``_c/``), when they were built and are wanted.
 
-``speedups`` is the configured extension module, or None: the package was installed without a
+``speedups`` is the extension module, or None: the package was installed without a
 C compiler, or ``AG_UI_PURE_PYTHON=1`` is set. Every caller keeps a pure-Python path that gives
 the same bytes and the same events; the compiled one only makes them faster.
 """
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 from typing import Any
-
-from pydantic import BaseModel
 
 __all__ = ["IMPLEMENTATION", "speedups"]
 
@@ -22,15 +20,6 @@ def _load() -> Any:
         from ag_ui.proto import _speedups
     except ImportError:
         return None
-    # pydantic keeps these in __slots__: a decoded event is filled through them, as
-    # model_construct would, without re-running validation.
-    slots = BaseModel.__dict__
-    _speedups.configure(
-        slots["__dict__"],
-        slots["__pydantic_fields_set__"],
-        slots["__pydantic_extra__"],
-        slots["__pydantic_private__"],
-    )
     return _speedups
 
 

@@ -269,6 +269,14 @@ _PLANS_BY_TAG: dict[int, _FlatPlan] = {}
 def install(classes: dict[str, type[BaseEvent]]) -> None:
     """Build the plans (called once by ``_codec`` with the event classes it resolved)."""
     _PLANS.update(_build(classes))
+    if speedups is not None:
+        # A decoded event is filled through pydantic's slots, as model_construct would.
+        speedups.configure(
+            _SLOTS["__dict__"],
+            _SLOTS["__pydantic_fields_set__"],
+            _SLOTS["__pydantic_extra__"],
+            _SLOTS["__pydantic_private__"],
+        )
     for plan in _PLANS.values():
         tag, _ = _read_varint(plan.arm_tag, 0)
         if plan.python:
@@ -279,7 +287,7 @@ def install(classes: dict[str, type[BaseEvent]]) -> None:
             validator = plan.cls.__pydantic_validator__.validate_python if plan.validated else None
             speedups.register(
                 plan.cls,
-                EventType(plan.cls.model_fields["type"].default),
+                plan.defaults["type"],
                 tag,
                 plan.number,
                 tuple((f.name, f.tag[0], f.kind, f.implicit, f.required) for f in plan.fields),
