@@ -14,10 +14,9 @@ static int read_base(const uint8_t *data, Py_ssize_t pos, Py_ssize_t stop, uint3
         if (tag == 0x1A || tag == 0x22) { /* raw_event (Value), metadata (Struct) */
             int *seen = tag == 0x1A ? &seen_raw : &seen_metadata;
             Py_ssize_t body_stop;
-            if (*seen || !read_varint(data, &pos, stop, &value) || value > (uint64_t)(stop - pos))
+            if (*seen || !read_length(data, &pos, stop, &body_stop))
                 return 0; /* twice: upb would merge the two */
             *seen = 1;
-            body_stop = pos + (Py_ssize_t)value;
             int status = read_json_field(data, pos, body_stop, tag == 0x22, values, fields_set,
                                          tag == 0x1A ? str_raw_event : str_metadata);
             if (status <= 0)
@@ -96,52 +95,46 @@ PyObject *decode_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
 
-    uint64_t base_size;
+    Py_ssize_t base_stop;
     pos++;
-    if (!read_varint(data, &pos, end, &base_size) || base_size > (uint64_t)(end - pos))
+    if (!read_length(data, &pos, end, &base_stop))
         goto fallback;
-    int status = read_base(data, pos, pos + (Py_ssize_t)base_size, plan->number, values,
-                           fields_set);
+    int status = read_base(data, pos, base_stop, plan->number, values, fields_set);
     if (status < 0)
         goto error;
     if (status == 0)
         goto fallback;
-    pos += (Py_ssize_t)base_size;
+    pos = base_stop;
 
     unsigned arrived = 0;
     while (pos < end) {
         int index = plan->index_of_tag[data[pos++]];
-        uint64_t field_size;
-        if (index < 0 || !read_varint(data, &pos, end, &field_size))
+        if (index < 0)
             goto fallback;
         uint8_t kind = plan->kinds[index];
         PyObject *name = plan->names[index];
-        if (kind == KIND_BOOL) { /* a varint: field_size is the value */
-            if (store(values, fields_set, name, Py_NewRef(field_size ? Py_True : Py_False)) < 0)
+        if (kind == KIND_BOOL) { /* a varint field */
+            uint64_t flag;
+            if (!read_varint(data, &pos, end, &flag))
+                goto fallback;
+            if (store(values, fields_set, name, Py_NewRef(flag ? Py_True : Py_False)) < 0)
                 goto error;
             arrived |= 1u << index;
             continue;
         }
-        if (field_size > (uint64_t)(end - pos))
+        Py_ssize_t stop;
+        if (!read_length(data, &pos, end, &stop))
             goto fallback;
-        Py_ssize_t stop = pos + (Py_ssize_t)field_size;
         if (kind == KIND_STRING) { /* a repeated string: the last one counts */
-            PyObject *text = PyUnicode_DecodeUTF8((const char *)data + pos, stop - pos, "strict");
-            if (text == NULL) {
-                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-                    goto error;
-                PyErr_Clear();
-                goto fallback;
-            }
+            PyObject *text = read_text(data, pos, stop);
+            if (text == NULL)
+                goto unreadable;
             if (store(values, fields_set, name, text) < 0)
                 goto error;
         } else if (kind == KIND_PATCH) { /* one more operation */
             PyObject *operation = read_patch_operation(data, pos, stop);
-            if (operation == NULL) {
-                if (PyErr_Occurred())
-                    goto error;
-                goto fallback;
-            }
+            if (operation == NULL)
+                goto unreadable;
             int failed = PyList_Append(PyDict_GetItem(values, name), operation);
             Py_DECREF(operation);
             if (failed < 0)
@@ -161,7 +154,7 @@ PyObject *decode_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     for (int i = 0; i < plan->nfields; i++) {
         if (plan->required[i] && !(arrived & (1u << i)))
-            goto fallback; /* a required Value missing: the general path names it */
+            goto fallback; /* a required field missing: the general path names it */
     }
 
     if (plan->complete != Py_None) {
@@ -210,6 +203,9 @@ PyObject *decode_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(fields_set);
     return instance;
 
+unreadable: /* a reader returned NULL: an error, or bytes left to the general path */
+    if (PyErr_Occurred())
+        goto error;
 fallback:
     Py_DECREF(values);
     Py_XDECREF(fields_set);

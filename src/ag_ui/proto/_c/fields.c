@@ -22,29 +22,12 @@ int put_string_field(Buf *buf, uint8_t tag, PyObject *value, int implicit) {
         return 1;
     const char *data;
     Py_ssize_t size;
-    PyObject *owner = NULL;
-    if (PyUnicode_IS_COMPACT_ASCII(value)) {
-        data = (const char *)PyUnicode_DATA(value);
-        size = PyUnicode_GET_LENGTH(value);
-    } else {
-        /* A new bytes object rather than PyUnicode_AsUTF8AndSize, which would keep a UTF-8
-         * copy on the str for the rest of its life. */
-        owner = PyUnicode_AsUTF8String(value);
-        if (owner == NULL) { /* a lone surrogate: the general path reports it */
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
-                return -1;
-            PyErr_Clear();
-            return 1;
-        }
-        data = PyBytes_AS_STRING(owner);
-        size = PyBytes_GET_SIZE(owner);
-    }
-    int status = 0;
-    if (!(implicit && size == 0))
-        status = (buf_byte(buf, tag) < 0 || buf_varint(buf, (uint64_t)size) < 0 ||
-                  buf_put(buf, data, size) < 0)
-                     ? -1
-                     : 0;
+    PyObject *owner;
+    int status = utf8_of(value, &data, &size, &owner);
+    if (status == 0 && !(implicit && size == 0) &&
+        (buf_byte(buf, tag) < 0 || buf_varint(buf, (uint64_t)size) < 0 ||
+         buf_put(buf, data, size) < 0))
+        status = -1;
     Py_XDECREF(owner);
     return status;
 }
@@ -56,7 +39,7 @@ int store(PyObject *values, PyObject *fields_set, PyObject *name, PyObject *item
 }
 
 int read_json_field(const uint8_t *data, Py_ssize_t pos, Py_ssize_t stop, int as_struct,
-                           PyObject *values, PyObject *fields_set, PyObject *name) {
+                    PyObject *values, PyObject *fields_set, PyObject *name) {
     PyObject *item = as_struct ? read_struct(data, pos, stop, 0) : read_value(data, pos, stop, 0);
     if (item == NULL)
         return PyErr_Occurred() ? -1 : 0;

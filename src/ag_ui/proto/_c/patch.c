@@ -93,16 +93,14 @@ PyObject *read_patch_operation(const uint8_t *data, Py_ssize_t pos, Py_ssize_t e
     PyObject *path = NULL, *from = NULL, *value = NULL, *operation = NULL;
     while (pos < end) {
         uint8_t tag = data[pos++];
-        uint64_t size;
-        if (!read_varint(data, &pos, end, &size))
-            goto done;
         if (tag == 0x08) {
-            number = size;
+            if (!read_varint(data, &pos, end, &number))
+                goto done;
             continue;
         }
-        if ((tag != 0x12 && tag != 0x1A && tag != 0x22) || size > (uint64_t)(end - pos))
+        Py_ssize_t stop;
+        if ((tag != 0x12 && tag != 0x1A && tag != 0x22) || !read_length(data, &pos, end, &stop))
             goto done;
-        Py_ssize_t stop = pos + (Py_ssize_t)size;
         if (tag == 0x22) {
             if (value != NULL) /* twice: upb would merge the two */
                 goto done;
@@ -110,12 +108,9 @@ PyObject *read_patch_operation(const uint8_t *data, Py_ssize_t pos, Py_ssize_t e
             if (value == NULL)
                 goto done;
         } else {
-            PyObject *text = PyUnicode_DecodeUTF8((const char *)data + pos, stop - pos, "strict");
-            if (text == NULL) {
-                if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-                    PyErr_Clear();
+            PyObject *text = read_text(data, pos, stop);
+            if (text == NULL)
                 goto done;
-            }
             Py_XSETREF(*(tag == 0x12 ? &path : &from), text); /* the last one counts */
         }
         pos = stop;

@@ -26,28 +26,6 @@ static int put_double(Buf *buf, double number) {
     return 0;
 }
 
-/* UTF-8 of a str: borrowed for ASCII, else a new bytes object in *owner (no cached copy is
- * left on the str). 1 when it has no UTF-8 form (a lone surrogate). */
-static int utf8_of(PyObject *text, const char **data, Py_ssize_t *size, PyObject **owner) {
-    *owner = NULL;
-    if (PyUnicode_IS_COMPACT_ASCII(text)) {
-        *data = (const char *)PyUnicode_DATA(text);
-        *size = PyUnicode_GET_LENGTH(text);
-        return 0;
-    }
-    PyObject *encoded = PyUnicode_AsUTF8String(text);
-    if (encoded == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
-            return -1;
-        PyErr_Clear();
-        return 1;
-    }
-    *data = PyBytes_AS_STRING(encoded);
-    *size = PyBytes_GET_SIZE(encoded);
-    *owner = encoded;
-    return 0;
-}
-
 static int put_list(Buf *buf, PyObject *items, int depth) {
     /* Indexes re-checked each turn and items held: nothing here runs Python code, but an
      * allocation may run the garbage collector. */
@@ -199,22 +177,6 @@ int put_struct(Buf *buf, PyObject *dict, int depth) {
 }
 
 /* --- read --------------------------------------------------------------------------------- */
-
-/* The body of a length-delimited field starting at *pos; 0 when it does not fit in end. */
-static int read_length(const uint8_t *data, Py_ssize_t *pos, Py_ssize_t end, Py_ssize_t *stop) {
-    uint64_t size;
-    if (!read_varint(data, pos, end, &size) || size > (uint64_t)(end - *pos))
-        return 0;
-    *stop = *pos + (Py_ssize_t)size;
-    return 1;
-}
-
-static PyObject *read_text(const uint8_t *data, Py_ssize_t pos, Py_ssize_t stop) {
-    PyObject *text = PyUnicode_DecodeUTF8((const char *)data + pos, stop - pos, "strict");
-    if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-        PyErr_Clear(); /* unreadable here; the general path names it */
-    return text;
-}
 
 static PyObject *read_list(const uint8_t *data, Py_ssize_t pos, Py_ssize_t end, int depth) {
     PyObject *items = PyList_New(0);

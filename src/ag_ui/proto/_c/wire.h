@@ -138,4 +138,47 @@ static inline int buf_close(Buf *buf, Py_ssize_t mark) {
     return 0;
 }
 
+/* The body of a length-delimited field starting at *pos; 0 when it does not fit in end. */
+static inline int read_length(const uint8_t *data, Py_ssize_t *pos, Py_ssize_t end,
+                              Py_ssize_t *stop) {
+    uint64_t size;
+    if (!read_varint(data, pos, end, &size) || size > (uint64_t)(end - *pos))
+        return 0;
+    *stop = *pos + (Py_ssize_t)size;
+    return 1;
+}
+
+/* The str of the UTF-8 bytes data[pos:stop]; NULL with no error set when they are not valid
+ * UTF-8 (the general path names it), NULL with an error on failure. */
+static inline PyObject *read_text(const uint8_t *data, Py_ssize_t pos, Py_ssize_t stop) {
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)data + pos, stop - pos, "strict");
+    if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        PyErr_Clear();
+    return text;
+}
+
+/* UTF-8 of a str: borrowed for ASCII, else a new bytes object in *owner (not
+ * PyUnicode_AsUTF8AndSize, which would keep a UTF-8 copy on the str for the rest of its life).
+ * 1 when it has no UTF-8 form (a lone surrogate: the general path reports it), -1 on error. */
+static inline int utf8_of(PyObject *text, const char **data, Py_ssize_t *size,
+                          PyObject **owner) {
+    *owner = NULL;
+    if (PyUnicode_IS_COMPACT_ASCII(text)) {
+        *data = (const char *)PyUnicode_DATA(text);
+        *size = PyUnicode_GET_LENGTH(text);
+        return 0;
+    }
+    PyObject *encoded = PyUnicode_AsUTF8String(text);
+    if (encoded == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+            return -1;
+        PyErr_Clear();
+        return 1;
+    }
+    *data = PyBytes_AS_STRING(encoded);
+    *size = PyBytes_GET_SIZE(encoded);
+    *owner = encoded;
+    return 0;
+}
+
 #endif
