@@ -30,7 +30,7 @@ from ag_ui.core import (
 )
 from ag_ui.core.errors import EncodingError, MalformedFrameError
 from ag_ui.proto import _fast, _values, decode_event, encode_event
-from ag_ui.proto._codec import _PLANS, event_message, wire_dict
+from ag_ui.proto._codec import decode_general, encode_general
 from ag_ui.proto._generated import events_pb2, patch_pb2
 from ag_ui.proto._nested import SPECIAL_FIELDS
 
@@ -67,7 +67,7 @@ def generated_code_only() -> Iterator[None]:
 
 def _general_bytes(event: Any) -> bytes:
     with generated_code_only():
-        return bytes(event_message(event).SerializeToString(deterministic=True))
+        return encode_general(event)
 
 
 def test_the_compiled_paths_are_built_and_in_use() -> None:
@@ -115,8 +115,7 @@ def test_the_flat_events() -> None:
 
 def _general_decode(data: bytes) -> Any:
     with generated_code_only():
-        wire = wire_dict(data)
-    return _PLANS[wire["type"]].validate(wire)
+        return decode_general(data)
 
 
 @pytest.mark.parametrize(
