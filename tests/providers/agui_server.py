@@ -1,0 +1,39 @@
+"""An AG-UI endpoint (``create_app(agent)``) on a real uvicorn at 127.0.0.1, for the clients."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import Any
+
+import uvicorn
+
+from ag_ui.server import create_app
+
+
+class AgentServer:
+    """``with AgentServer(agent) as server:``; ``server.url`` is the ``POST /agent`` URL."""
+
+    def __init__(self, agent: Any, **options: Any) -> None:
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/agent"
+        config = uvicorn.Config(create_app(agent, **options), log_level="critical")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, args=([self._sock],), daemon=True)
+
+    def __enter__(self) -> AgentServer:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the AG-UI server did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._sock.close()
