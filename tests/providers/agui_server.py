@@ -5,6 +5,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import uvicorn
@@ -20,7 +22,21 @@ class AgentServer:
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/agent"
-        config = uvicorn.Config(create_app(agent, **options), log_level="critical")
+        app = create_app(agent, **options)
+        endpoint_lifespan = app.router.lifespan_context
+
+        @asynccontextmanager
+        async def lifespan(app: Any) -> AsyncIterator[None]:
+            # The provider's HTTP client lives on this server's event loop: close it here.
+            async with endpoint_lifespan(app):
+                try:
+                    yield
+                finally:
+                    if hasattr(agent, "aclose"):
+                        await agent.aclose()
+
+        app.router.lifespan_context = lifespan
+        config = uvicorn.Config(app, log_level="critical")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, args=([self._sock],), daemon=True)
 

@@ -51,6 +51,8 @@ class Reply:
     """Send this many frames, then break the connection (no end of the chunked body)."""
     stall_after: Optional[int] = None
     """Send this many frames, then go silent until the client leaves."""
+    end_after: Optional[int] = None
+    """Send this many frames, then end the body cleanly (a stream that stops short)."""
     delay: float = 0.0
     """Seconds between frames."""
 
@@ -165,6 +167,9 @@ class FakeProvider:
                         break
                     if reply.stall_after is not None and sent >= reply.stall_after:
                         await left.wait()
+                        break
+                    if reply.end_after is not None and sent >= reply.end_after:
+                        await send({"type": "http.response.body", "body": b""})
                         break
                     if reply.delay:
                         with anyio.move_on_after(reply.delay):

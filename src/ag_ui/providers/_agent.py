@@ -128,6 +128,10 @@ class ModelAgent:
     def __repr__(self) -> str:
         return f"ModelAgent({self.provider!r}, tools={sorted(self.tools)})"
 
+    async def aclose(self) -> None:
+        """Close the provider client's connections (e.g. in the app's lifespan, on shutdown)."""
+        await self.provider.aclose()
+
     # -- one run ----------------------------------------------------------------------------
 
     async def __call__(self, run_input: RunAgentInput, ctx: RunContext) -> None:

@@ -64,6 +64,7 @@ class AnthropicMessages(ModelProvider):
         **options: Any,
     ) -> None:
         super().__init__(model, provider_name=provider_name, options={"max_tokens": max_tokens, **options})
+        self._owns_client = client is None
         if client is None:
             base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
             key = api_key_from_env(

@@ -77,6 +77,7 @@ class _OpenAIProvider(ModelProvider):
         **options: Any,
     ) -> None:
         super().__init__(model, provider_name=provider_name, options=options)
+        self._owns_client = client is None
         self.client = _client(
             client, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
         )

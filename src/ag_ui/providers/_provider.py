@@ -85,6 +85,12 @@ class ModelProvider(abc.ABC):
         """The ``ProviderError`` for ``exc`` (an SDK failure), or ``None`` if it is not one."""
         return classify(exc, self.sdk_errors(), provider=self.provider, debug=debug, streaming=streaming)
 
+    async def aclose(self) -> None:
+        """Close the SDK client's connections (a client you passed in is yours to close)."""
+        client = getattr(self, "client", None)
+        if client is not None and getattr(self, "_owns_client", False):
+            await client.close()
+
     def _merged(self, built: dict[str, Any]) -> dict[str, Any]:
         return {**self.options, **built, "model": self.model, "stream": True}
 
@@ -106,6 +112,6 @@ def api_key_from_env(
     if base_url:
         return "not-needed"
     raise ProviderConfigError(
-        f"no API key for {who}: set {variables[0]} (for a local server at --base-url any value "
-        "works) or pass api_key="
+        f"no API key for {who}: set the {variables[0]} environment variable (for a local "
+        "server, any value works)"
     )
