@@ -262,11 +262,13 @@ class ModelAgent:
         for call, result in zip(answered, results):
             assert result is not None
             message_id = await ctx.tool_result(call.id, result.content)
+            # A failure is the message's error (the APIs mark it: is_error, "Error: ..."); its
+            # text is the content the client got, so it is not repeated.
             messages.append(
                 ToolMessage(
                     id=message_id,
                     tool_call_id=call.id,
-                    content=result.content,
+                    content="" if result.error else result.content,
                     error=result.error,
                 )
             )
