@@ -26,11 +26,7 @@ def fake() -> Iterator[FakeProvider]:
 
 
 def env(**values: str) -> dict[str, str]:
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OPENAI_", "ANTHROPIC_"))
-    }
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
     return {**base, **values}
 
 
@@ -70,7 +66,9 @@ def test_serves_an_openai_compatible_model_that_agui_run_talks_to(
     prompt = tmp_path / "prompt.txt"
     prompt.write_text("You are terse.", encoding="utf-8")
     # A local server needs no key at all.
-    with serving("--model", "openai:llama3.2", "--base-url", fake.openai_url, "--system", f"@{prompt}") as url:
+    with serving(
+        "--model", "openai:llama3.2", "--base-url", fake.openai_url, "--system", f"@{prompt}"
+    ) as url:
         done = agui("run", url, "-m", "hi")
     assert done.returncode == 0, done.stderr
     assert "Hello from the model." in done.stdout
@@ -82,7 +80,12 @@ def test_serves_an_openai_compatible_model_that_agui_run_talks_to(
 
 def test_serves_anthropic_with_the_key_from_the_environment(fake: FakeProvider) -> None:
     fake.queue(MESSAGES, Reply.sse("anthropic_text.sse"))
-    with serving("--model", "anthropic:claude-sonnet-4-5", ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=fake.url) as url:
+    with serving(
+        "--model",
+        "anthropic:claude-sonnet-4-5",
+        ANTHROPIC_API_KEY="sk-ant-test",
+        ANTHROPIC_BASE_URL=fake.url,
+    ) as url:
         done = agui("run", url, "-m", "hi", "--output", "json")
     assert done.returncode == 0, done.stderr
     assert '"Hello from Claude."' in done.stdout
@@ -99,7 +102,9 @@ def test_a_provider_failure_is_a_failed_run_for_agui_run(fake: FakeProvider) -> 
         headers={"retry-after-ms": "1"},
     )
     fake.queue(CHAT, limited, limited, limited)
-    with serving("--model", "openai:gpt-4o-mini", OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=fake.openai_url) as url:
+    with serving(
+        "--model", "openai:gpt-4o-mini", OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=fake.openai_url
+    ) as url:
         done = agui("run", url, "-m", "hi")
     assert done.returncode == 1
     assert "[rate_limited] The model provider is rate limiting requests" in done.stdout
@@ -121,7 +126,14 @@ def test_a_provider_failure_is_a_failed_run_for_agui_run(fake: FakeProvider) -> 
             "agui serve: no API key for Anthropic: set the ANTHROPIC_API_KEY environment variable",
         ),
         (
-            ["--model", "openai:x", "--base-url", "http://127.0.0.1:1/v1", "--system", "@/no/such/file"],
+            [
+                "--model",
+                "openai:x",
+                "--base-url",
+                "http://127.0.0.1:1/v1",
+                "--system",
+                "@/no/such/file",
+            ],
             "agui serve: cannot read the system prompt from /no/such/file",
         ),
     ],
@@ -137,7 +149,8 @@ def test_set_up_mistakes_are_one_line_and_exit_2(
             monkeypatch.delenv(name)
     assert main(["serve", *args]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(message), lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(message)
 
 
 def test_a_port_out_of_range_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -62,7 +62,9 @@ class Reply:
 
     @classmethod
     def error(cls, status: int, payload: Any, **options: Any) -> Reply:
-        return cls(json.dumps(payload).encode(), status=status, content_type="application/json", **options)
+        return cls(
+            json.dumps(payload).encode(), status=status, content_type="application/json", **options
+        )
 
 
 @dataclass
@@ -136,13 +138,17 @@ class FakeProvider:
         headers = {k.decode(): v.decode() for k, v in scope["headers"]}
         self.requests.append(Recorded(path, json.loads(body) if body else None, headers))
         if not self._replies[path]:
-            await self._send_whole(send, 500, {"error": {"message": f"no reply scripted for {path}"}})
+            await self._send_whole(
+                send, 500, {"error": {"message": f"no reply scripted for {path}"}}
+            )
             return
         reply = self._replies[path].popleft()
         response_headers = [(b"content-type", reply.content_type.encode())]
         response_headers += [(k.encode(), v.encode()) for k, v in reply.headers.items()]
         if reply.status != 200 or reply.content_type != "text/event-stream":
-            await send({"type": "http.response.start", "status": reply.status, "headers": response_headers})
+            await send(
+                {"type": "http.response.start", "status": reply.status, "headers": response_headers}
+            )
             await send({"type": "http.response.body", "body": reply.body})
             return
         await send({"type": "http.response.start", "status": 200, "headers": response_headers})
@@ -192,6 +198,10 @@ class FakeProvider:
 
     async def _send_whole(self, send: Any, status: int, payload: Any) -> None:
         await send(
-            {"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]}
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(b"content-type", b"application/json")],
+            }
         )
         await send({"type": "http.response.body", "body": json.dumps(payload).encode()})

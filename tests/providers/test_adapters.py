@@ -23,7 +23,6 @@ from ag_ui.server import RunGuard
 from ag_ui.verify import EventVerifier
 
 
-
 def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> ChatCompletionChunk:
     return ChatCompletionChunk.model_validate(
         {
@@ -69,7 +68,12 @@ def test_arguments_before_the_name_wait_for_it_and_a_missing_id_is_minted() -> N
         ],
     )
     assert [e.model_dump(by_alias=True, exclude_none=True) for e in events] == [
-        {"type": "TOOL_CALL_START", "toolCallId": "call-1", "toolCallName": "f", "parentMessageId": "m"},
+        {
+            "type": "TOOL_CALL_START",
+            "toolCallId": "call-1",
+            "toolCallName": "f",
+            "parentMessageId": "m",
+        },
         {"type": "TOOL_CALL_ARGS", "toolCallId": "call-1", "delta": '{"a":'},
         {"type": "TOOL_CALL_ARGS", "toolCallId": "call-1", "delta": "1}"},
         {"type": "TOOL_CALL_END", "toolCallId": "call-1"},
@@ -84,7 +88,13 @@ def test_text_after_a_tool_call_reopens_the_same_message() -> None:
         adapter,
         [
             chunk({"content": "Let me check."}),
-            chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "f", "arguments": ""}}]}),
+            chunk(
+                {
+                    "tool_calls": [
+                        {"index": 0, "id": "c1", "function": {"name": "f", "arguments": ""}}
+                    ]
+                }
+            ),
             chunk({"content": " Done."}),
             chunk({}, "tool_calls"),
         ],
@@ -165,16 +175,34 @@ def responses_events(*items: dict[str, Any]) -> list[Any]:
     return [openai_construct(type_=ResponseStreamEvent, value=item) for item in items]
 
 
-RESPONSE = {"id": "r", "object": "response", "created_at": 0, "model": "m", "output": [], "status": "completed"}
+RESPONSE = {
+    "id": "r",
+    "object": "response",
+    "created_at": 0,
+    "model": "m",
+    "output": [],
+    "status": "completed",
+}
 
 
 def test_a_function_call_sent_only_as_a_finished_item() -> None:
     adapter = ResponsesAdapter(message_id="m")
-    item = {"type": "function_call", "id": "fc", "call_id": "c9", "name": "f", "arguments": '{"x":1}'}
+    item = {
+        "type": "function_call",
+        "id": "fc",
+        "call_id": "c9",
+        "name": "f",
+        "arguments": '{"x":1}',
+    }
     events = run_through(
         adapter,
         responses_events(
-            {"type": "response.output_item.done", "sequence_number": 1, "output_index": 0, "item": item},
+            {
+                "type": "response.output_item.done",
+                "sequence_number": 1,
+                "output_index": 0,
+                "item": item,
+            },
             {"type": "response.completed", "sequence_number": 2, "response": RESPONSE},
         ),
     )
@@ -188,12 +216,52 @@ def test_reasoning_summary_parts_are_paragraphs_and_an_unstreamed_summary_is_sen
     run_through(
         adapter,
         responses_events(
-            {"type": "response.output_item.added", "sequence_number": 0, "output_index": 0, "item": added},
-            {"type": "response.reasoning_summary_text.delta", "sequence_number": 1, "item_id": "rs", "output_index": 0, "summary_index": 0, "delta": "One."},
-            {"type": "response.reasoning_summary_part.added", "sequence_number": 2, "item_id": "rs", "output_index": 0, "summary_index": 1, "part": {"type": "summary_text", "text": ""}},
-            {"type": "response.reasoning_summary_text.delta", "sequence_number": 3, "item_id": "rs", "output_index": 0, "summary_index": 1, "delta": "Two."},
-            {"type": "response.output_item.done", "sequence_number": 4, "output_index": 0, "item": {**added, "encrypted_content": "E"}},
-            {"type": "response.output_item.done", "sequence_number": 5, "output_index": 1, "item": {"type": "reasoning", "id": "rs2", "summary": [{"type": "summary_text", "text": "Whole."}]}},
+            {
+                "type": "response.output_item.added",
+                "sequence_number": 0,
+                "output_index": 0,
+                "item": added,
+            },
+            {
+                "type": "response.reasoning_summary_text.delta",
+                "sequence_number": 1,
+                "item_id": "rs",
+                "output_index": 0,
+                "summary_index": 0,
+                "delta": "One.",
+            },
+            {
+                "type": "response.reasoning_summary_part.added",
+                "sequence_number": 2,
+                "item_id": "rs",
+                "output_index": 0,
+                "summary_index": 1,
+                "part": {"type": "summary_text", "text": ""},
+            },
+            {
+                "type": "response.reasoning_summary_text.delta",
+                "sequence_number": 3,
+                "item_id": "rs",
+                "output_index": 0,
+                "summary_index": 1,
+                "delta": "Two.",
+            },
+            {
+                "type": "response.output_item.done",
+                "sequence_number": 4,
+                "output_index": 0,
+                "item": {**added, "encrypted_content": "E"},
+            },
+            {
+                "type": "response.output_item.done",
+                "sequence_number": 5,
+                "output_index": 1,
+                "item": {
+                    "type": "reasoning",
+                    "id": "rs2",
+                    "summary": [{"type": "summary_text", "text": "Whole."}],
+                },
+            },
             {"type": "response.completed", "sequence_number": 6, "response": RESPONSE},
         ),
     )
@@ -204,10 +272,16 @@ def test_reasoning_summary_parts_are_paragraphs_and_an_unstreamed_summary_is_sen
 
 def test_responses_incomplete_for_max_output_tokens() -> None:
     adapter = ResponsesAdapter(message_id="m")
-    incomplete = {**RESPONSE, "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}
+    incomplete = {
+        **RESPONSE,
+        "status": "incomplete",
+        "incomplete_details": {"reason": "max_output_tokens"},
+    }
     run_through(
         adapter,
-        responses_events({"type": "response.incomplete", "sequence_number": 0, "response": incomplete}),
+        responses_events(
+            {"type": "response.incomplete", "sequence_number": 0, "response": incomplete}
+        ),
     )
     assert adapter.turn.stop_reason == "max_tokens"
 
@@ -234,13 +308,22 @@ def test_anthropic_tool_use_with_its_whole_input_up_front_and_pause_turn() -> No
         adapter,
         anthropic_events(
             {"type": "message_start", "message": MESSAGE},
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
+            },
             {"type": "content_block_stop", "index": 0},
-            {"type": "message_delta", "delta": {"stop_reason": "pause_turn", "stop_sequence": None}, "usage": {"output_tokens": 7}},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "pause_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 7},
+            },
             {"type": "message_stop"},
         ),
     )
     assert types(events) == ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"]
     assert adapter.turn.tool_calls[0].function.arguments == '{"a":1}'
     assert adapter.turn.stop_reason == "pause_turn"
-    assert adapter.turn.usage is not None and adapter.turn.usage.output_tokens == 7
+    assert adapter.turn.usage is not None
+    assert adapter.turn.usage.output_tokens == 7

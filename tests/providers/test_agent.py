@@ -17,7 +17,10 @@ from tests.providers.runs import client, run_once
 
 pytestmark = pytest.mark.anyio
 
-TOOLS_THEN_ANSWER = (Reply.sse("openai_chat_parallel_tools.sse"), Reply.sse("openai_chat_after_tools.sse"))
+TOOLS_THEN_ANSWER = (
+    Reply.sse("openai_chat_parallel_tools.sse"),
+    Reply.sse("openai_chat_after_tools.sse"),
+)
 
 
 def chat(fake: FakeProvider) -> OpenAIChat:
@@ -52,9 +55,13 @@ async def test_a_call_to_an_unknown_tool_is_answered_with_the_tools_there_are(
     with AgentServer(ModelAgent(chat(fake), tools=[get_time])) as server:
         run = await run_once(client(server.url))
     assert run.error is None
-    assert results(run) == [
-        "There is no tool named 'get_weather'; the tools available are: get_time.",
-    ] * 2
+    assert (
+        results(run)
+        == [
+            "There is no tool named 'get_weather'; the tools available are: get_time.",
+        ]
+        * 2
+    )
     assert fake.bodies(CHAT)[1]["messages"][-1]["content"].startswith("Error: There is no tool")
 
 
@@ -112,7 +119,8 @@ async def test_a_sync_tool_runs_in_a_worker_thread_and_a_tool_can_take_the_conte
     with AgentServer(agent) as server:
         run = await run_once(client(server.url))
     assert run.error is None
-    assert len(threads) == 2 and all("AnyIO worker" in name for name in threads)
+    assert len(threads) == 2
+    assert all("AnyIO worker" in name for name in threads)
     # get_time's schema has no parameter for the context.
     tools = {t["function"]["name"]: t["function"] for t in fake.bodies(CHAT)[0]["tools"]}
     assert tools["get_time"]["parameters"]["properties"] == {}

@@ -72,7 +72,9 @@ async def test_text_with_cache_counted_into_the_input(fake: FakeProvider) -> Non
 async def test_thinking_with_signature_before_a_tool_call_goes_back_signed(
     fake: FakeProvider,
 ) -> None:
-    fake.queue(MESSAGES, Reply.sse("anthropic_thinking_tool.sse"), Reply.sse("anthropic_after_tool.sse"))
+    fake.queue(
+        MESSAGES, Reply.sse("anthropic_thinking_tool.sse"), Reply.sse("anthropic_after_tool.sse")
+    )
     agent = ModelAgent(
         claude(fake, thinking={"type": "enabled", "budget_tokens": 1024}), tools=[get_weather]
     )
@@ -172,16 +174,26 @@ def _anthropic_error(kind: str, message: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("status", "body", "code"),
     [
-        (429, _anthropic_error("rate_limit_error", "Number of requests exceeded org 1234"), "rate_limited"),
+        (
+            429,
+            _anthropic_error("rate_limit_error", "Number of requests exceeded org 1234"),
+            "rate_limited",
+        ),
         (500, _anthropic_error("api_error", "Internal server error"), "provider_error"),
         (529, _anthropic_error("overloaded_error", "Overloaded"), "provider_overloaded"),
         (
             400,
-            _anthropic_error("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
+            _anthropic_error(
+                "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"
+            ),
             "context_length_exceeded",
         ),
         (400, _anthropic_error("invalid_request_error", "messages.0: bad"), "provider_bad_request"),
-        (401, _anthropic_error("authentication_error", "invalid x-api-key"), "provider_auth_failed"),
+        (
+            401,
+            _anthropic_error("authentication_error", "invalid x-api-key"),
+            "provider_auth_failed",
+        ),
     ],
 )
 async def test_http_failures_become_run_error_with_stable_codes(

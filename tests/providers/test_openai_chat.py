@@ -170,7 +170,9 @@ CONFIRM = {
 async def test_frontend_tool_ends_the_run_pending_and_the_next_run_continues(
     fake: FakeProvider,
 ) -> None:
-    fake.queue(CHAT, Reply.sse("openai_chat_frontend_tool.sse"), Reply.sse("openai_chat_booked.sse"))
+    fake.queue(
+        CHAT, Reply.sse("openai_chat_frontend_tool.sse"), Reply.sse("openai_chat_booked.sse")
+    )
     with AgentServer(ModelAgent(chat(fake), tools=[get_weather])) as server:
         agent = client(server.url)
         first = await run_once(agent, tools=[CONFIRM])
@@ -270,7 +272,12 @@ RATE_LIMIT = {
 @pytest.mark.parametrize(
     ("reply", "code", "status"),
     [
-        pytest.param(Reply.error(429, RATE_LIMIT, headers={"retry-after": "7"}), "rate_limited", 429, id="429"),
+        pytest.param(
+            Reply.error(429, RATE_LIMIT, headers={"retry-after": "7"}),
+            "rate_limited",
+            429,
+            id="429",
+        ),
         pytest.param(
             Reply.error(500, {"error": {"message": "boom at shard-7", "type": "server_error"}}),
             "provider_error",
@@ -294,7 +301,9 @@ RATE_LIMIT = {
             id="context-too-long",
         ),
         pytest.param(
-            Reply.error(401, {"error": {"message": "Incorrect API key sk-abc", "code": "invalid_api_key"}}),
+            Reply.error(
+                401, {"error": {"message": "Incorrect API key sk-abc", "code": "invalid_api_key"}}
+            ),
             "provider_auth_failed",
             401,
             id="401",
@@ -316,9 +325,11 @@ async def test_http_failures_become_run_error_with_a_stable_code_and_safe_messag
     assert run.types == ["RUN_STARTED", "RUN_ERROR"]
     error = run.of("RUN_ERROR")[0]
     assert error["code"] == code
-    assert "SECRET" not in error["message"] and "shard-7" not in error["message"]
+    assert "SECRET" not in error["message"]
+    assert "shard-7" not in error["message"]
     assert "sk-abc" not in error["message"]
-    assert run.error is not None and run.error.code == code
+    assert run.error is not None
+    assert run.error.code == code
 
 
 async def test_debug_mode_shows_the_provider_text(fake: FakeProvider) -> None:

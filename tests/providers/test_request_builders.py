@@ -57,7 +57,11 @@ CONVERSATION = [
         "role": "assistant",
         "content": "Checking both.",
         "toolCalls": [
-            {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": 1}'}},
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "lookup", "arguments": '{"q": 1}'},
+            },
             {"id": "c2", "type": "function", "function": {"name": "lookup", "arguments": "{bad"}},
         ],
     },
@@ -67,7 +71,11 @@ CONVERSATION = [
 ]
 
 TOOLS = [
-    Tool(name="lookup", description="Look up.", parameters={"type": "object", "properties": {"q": {"type": "integer"}}}),
+    Tool(
+        name="lookup",
+        description="Look up.",
+        parameters={"type": "object", "properties": {"q": {"type": "integer"}}},
+    ),
     Tool(name="ping", description="No arguments."),
 ]
 
@@ -90,7 +98,10 @@ def test_chat_completions_request() -> None:
                 {"type": "image_url", "image_url": {"url": "https://example.com/cat.jpg"}},
                 {
                     "type": "file",
-                    "file": {"file_data": f"data:application/pdf;base64,{PDF}", "filename": "report.pdf"},
+                    "file": {
+                        "file_data": f"data:application/pdf;base64,{PDF}",
+                        "filename": "report.pdf",
+                    },
                 },
                 {"type": "text", "text": "Notes: ünïcode"},
             ],
@@ -99,8 +110,16 @@ def test_chat_completions_request() -> None:
             "role": "assistant",
             "content": "Checking both.",
             "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": 1}'}},
-                {"id": "c2", "type": "function", "function": {"name": "lookup", "arguments": "{bad"}},
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": '{"q": 1}'},
+                },
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": "{bad"},
+                },
             ],
         },
         {"role": "tool", "tool_call_id": "c1", "content": "found"},
@@ -128,8 +147,16 @@ def test_responses_request() -> None:
             "role": "user",
             "content": [
                 {"type": "input_text", "text": "Look:"},
-                {"type": "input_image", "image_url": f"data:image/png;base64,{PNG}", "detail": "auto"},
-                {"type": "input_image", "image_url": "https://example.com/cat.jpg", "detail": "auto"},
+                {
+                    "type": "input_image",
+                    "image_url": f"data:image/png;base64,{PNG}",
+                    "detail": "auto",
+                },
+                {
+                    "type": "input_image",
+                    "image_url": "https://example.com/cat.jpg",
+                    "detail": "auto",
+                },
                 {
                     "type": "input_file",
                     "file_data": f"data:application/pdf;base64,{PDF}",
@@ -138,7 +165,12 @@ def test_responses_request() -> None:
                 {"type": "input_text", "text": "Notes: ünïcode"},
             ],
         },
-        {"type": "reasoning", "id": "r1", "summary": [{"type": "summary_text", "text": "Think."}], "encrypted_content": "sig-1"},
+        {
+            "type": "reasoning",
+            "id": "r1",
+            "summary": [{"type": "summary_text", "text": "Think."}],
+            "encrypted_content": "sig-1",
+        },
         {"type": "message", "role": "assistant", "content": "Checking both."},
         {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": '{"q": 1}'},
         {"type": "function_call", "call_id": "c2", "name": "lookup", "arguments": "{bad"},
@@ -163,7 +195,10 @@ def test_anthropic_request() -> None:
             "role": "user",
             "content": [
                 {"type": "text", "text": "Look:"},
-                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": PNG},
+                },
                 {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.jpg"}},
                 {
                     "type": "document",
@@ -171,7 +206,11 @@ def test_anthropic_request() -> None:
                 },
                 {
                     "type": "document",
-                    "source": {"type": "text", "media_type": "text/plain", "data": "Notes: ünïcode"},
+                    "source": {
+                        "type": "text",
+                        "media_type": "text/plain",
+                        "data": "Notes: ünïcode",
+                    },
                 },
             ],
         },
@@ -211,7 +250,10 @@ def test_file_sources_go_to_the_provider_that_holds_them() -> None:
         "id": "u1",
         "role": "user",
         "content": [
-            {"type": "document", "source": {"type": "file", "value": "file-abc", "provider": "openai"}},
+            {
+                "type": "document",
+                "source": {"type": "file", "value": "file-abc", "provider": "openai"},
+            },
             {"type": "image", "source": {"type": "file", "value": "file-img"}},
         ],
     }
@@ -222,7 +264,12 @@ def test_file_sources_go_to_the_provider_that_holds_them() -> None:
     anthropic_user = {
         "id": "u1",
         "role": "user",
-        "content": [{"type": "image", "source": {"type": "file", "value": "file_011", "provider": "anthropic"}}],
+        "content": [
+            {
+                "type": "image",
+                "source": {"type": "file", "value": "file_011", "provider": "anthropic"},
+            }
+        ],
     }
     assert anthropic_request(Conversation(messages(anthropic_user)))["messages"][0]["content"] == [
         {"type": "image", "source": {"type": "file", "file_id": "file_011"}}
@@ -233,7 +280,9 @@ def test_wav_audio_goes_to_chat_completions_as_input_audio() -> None:
     user = {
         "id": "u1",
         "role": "user",
-        "content": [{"type": "audio", "source": {"type": "data", "value": WAV, "mimeType": "audio/wav"}}],
+        "content": [
+            {"type": "audio", "source": {"type": "data", "value": WAV, "mimeType": "audio/wav"}}
+        ],
     }
     assert chat_request(Conversation(messages(user)))["messages"][0]["content"] == [
         {"type": "input_audio", "input_audio": {"data": WAV, "format": "wav"}}
@@ -246,14 +295,17 @@ def test_the_retired_binary_part_is_upgraded() -> None:
         "role": "user",
         "content": [{"type": "binary", "mimeType": "image/png", "data": PNG}],
     }
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match="BinaryInputContent is deprecated"):
         prepared = messages(user)
     assert chat_request(Conversation(prepared))["messages"][0]["content"] == [
         {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}
     ]
 
 
-VIDEO = {"type": "video", "source": {"type": "url", "value": "https://example.com/v.mp4", "mimeType": "video/mp4"}}
+VIDEO = {
+    "type": "video",
+    "source": {"type": "url", "value": "https://example.com/v.mp4", "mimeType": "video/mp4"},
+}
 AUDIO_URL = {"type": "audio", "source": {"type": "url", "value": "https://example.com/a.mp3"}}
 
 
@@ -266,7 +318,10 @@ AUDIO_URL = {"type": "audio", "source": {"type": "url", "value": "https://exampl
         (anthropic_request, VIDEO, "Anthropic Messages"),
         (
             anthropic_request,
-            {"type": "document", "source": {"type": "file", "value": "file-x", "provider": "openai"}},
+            {
+                "type": "document",
+                "source": {"type": "file", "value": "file-x", "provider": "openai"},
+            },
             "Anthropic Messages",
         ),
     ],
@@ -278,7 +333,9 @@ def test_a_part_the_api_cannot_take_is_an_error_naming_it(build: Any, part: Any,
     assert caught.value.code == "unsupported_content"
     message = caught.value.message
     assert message.startswith('messages[0] (role "user") part 1: ')
-    assert api in message and part["type"] in message and part["source"]["type"] in message
+    assert api in message
+    assert part["type"] in message
+    assert part["source"]["type"] in message
 
 
 def test_images_in_tool_results_where_the_api_takes_them() -> None:
@@ -287,7 +344,9 @@ def test_images_in_tool_results_where_the_api_takes_them() -> None:
         {
             "id": "a1",
             "role": "assistant",
-            "toolCalls": [{"id": "c1", "type": "function", "function": {"name": "draw", "arguments": "{}"}}],
+            "toolCalls": [
+                {"id": "c1", "type": "function", "function": {"name": "draw", "arguments": "{}"}}
+            ],
         },
         {
             "id": "t1",
@@ -295,7 +354,10 @@ def test_images_in_tool_results_where_the_api_takes_them() -> None:
             "toolCallId": "c1",
             "content": [
                 {"type": "text", "text": "here"},
-                {"type": "image", "source": {"type": "data", "value": PNG, "mimeType": "image/png"}},
+                {
+                    "type": "image",
+                    "source": {"type": "data", "value": PNG, "mimeType": "image/png"},
+                },
             ],
         },
     ]
@@ -333,7 +395,8 @@ def test_unanswered_tool_calls_get_a_not_answered_result_after_their_turn() -> N
         ("tool", "c2"),
         ("user", None),
     ]
-    assert prepared[3].error is not None and "not answered" in prepared[3].error
+    assert prepared[3].error is not None
+    assert "not answered" in prepared[3].error
 
 
 def test_orphan_tool_results_become_user_text_and_activity_is_left_out() -> None:

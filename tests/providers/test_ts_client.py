@@ -31,7 +31,9 @@ CONFIRM_TOOL = {
 }
 
 
-def ts_round_trip(url: str, tools: list[dict[str, Any]], result: str, state: Any = None) -> dict[str, Any]:
+def ts_round_trip(
+    url: str, tools: list[dict[str, Any]], result: str, state: Any = None
+) -> dict[str, Any]:
     completed = subprocess.run(
         [
             "node",
@@ -63,7 +65,11 @@ def _anthropic(fake: FakeProvider) -> ModelProvider:
 
 def _chat_request_check(body: dict[str, Any]) -> None:
     assert body["messages"][-2]["tool_calls"][0]["id"] == "call_confirm"
-    assert body["messages"][-1] == {"role": "tool", "tool_call_id": "call_confirm", "content": "yes"}
+    assert body["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": "call_confirm",
+        "content": "yes",
+    }
 
 
 def _responses_request_check(body: dict[str, Any]) -> None:
@@ -74,7 +80,12 @@ def _responses_request_check(body: dict[str, Any]) -> None:
             "summary": [{"type": "summary_text", "text": "Need the weather for Paris."}],
             "encrypted_content": "gAAAAB-encrypted-reasoning-1",
         },
-        {"type": "function_call", "call_id": "call_w1", "name": "get_weather", "arguments": '{"city":"Paris"}'},
+        {
+            "type": "function_call",
+            "call_id": "call_w1",
+            "name": "get_weather",
+            "arguments": '{"city":"Paris"}',
+        },
         {"type": "function_call_output", "call_id": "call_w1", "output": "yes"},
     ]
 
@@ -136,12 +147,14 @@ def test_frontend_tool_round_trip_with_the_typescript_client(
     first, second = outcome["first"], outcome["second"]
     assert (first["error"], first["runError"]) == (None, None)
     assert (second["error"], second["runError"]) == (None, None)
-    assert first["types"][-1] == "RUN_FINISHED" and "TOOL_CALL_RESULT" not in first["types"]
+    assert first["types"][-1] == "RUN_FINISHED"
+    assert "TOOL_CALL_RESULT" not in first["types"]
     roles = [m["role"] for m in second["messages"]]
     assert roles[-3:] == ["assistant", "tool", "assistant"]
     reasoning = [m for m in first["messages"] if m["role"] == "reasoning"]
     if path != CHAT:
-        assert reasoning and reasoning[0]["encryptedValue"]
+        assert reasoning
+        assert reasoning[0]["encryptedValue"]
     check(fake.bodies(path)[1])
 
 

@@ -143,12 +143,18 @@ async def test_arguments_are_validated_into_the_annotated_types() -> None:
 @pytest.mark.parametrize(
     ("arguments", "problems"),
     [
-        ('{"nights": 40, "rooms": 2}', [
-            '"hotel": missing (required)',
-            '"nights": Input should be less than or equal to 30',
-            '"rooms": not a parameter of this tool',
-        ]),
-        ('{"hotel": ', ["not valid JSON (Invalid JSON: EOF while parsing a value at line 1 column 10)"]),
+        (
+            '{"nights": 40, "rooms": 2}',
+            [
+                '"hotel": missing (required)',
+                '"nights": Input should be less than or equal to 30',
+                '"rooms": not a parameter of this tool',
+            ],
+        ),
+        (
+            '{"hotel": ',
+            ["not valid JSON (Invalid JSON: EOF while parsing a value at line 1 column 10)"],
+        ),
         ("[1, 2]", ["the arguments must be a JSON object"]),
         ('{"hotel": "Ritz", "room": "suite"}', ["\"room\": Input should be 'single' or 'double'"]),
     ],
@@ -212,7 +218,9 @@ async def test_a_context_parameter_is_supplied_not_described() -> None:
 
 async def test_a_given_schema_is_advertised_and_the_signature_still_validates() -> None:
     schema = {"type": "object", "properties": {"q": {"type": "string", "minLength": 1}}}
-    searcher = FunctionTool(lambda q: f"results for {q}", name="search", description="Search.", parameters=schema)
+    searcher = FunctionTool(
+        lambda q: f"results for {q}", name="search", description="Search.", parameters=schema
+    )
     assert searcher.parameters == schema
     assert await searcher.call('{"q": "cats"}') == "results for cats"
     with pytest.raises(ToolArgumentsError, match="not a parameter"):
@@ -248,7 +256,8 @@ async def test_run_reports_failures_and_hides_unexpected_exception_text() -> Non
     assert shown.content == "tool 'fails' failed: RuntimeError: password=hunter2"
     assert bad.error == "invalid arguments for tool 'fails': \"kind\": missing (required)"
     ok = await FunctionTool(book).run('{"hotel": "Ritz"}')
-    assert ok.ok and ok.value["hotel"] == "Ritz"
+    assert ok.ok
+    assert ok.value["hotel"] == "Ritz"
     assert ok.content == '{"hotel":"Ritz","nights":1,"room":"double","address":null}'
 
 
@@ -278,8 +287,10 @@ def test_the_decorator_keeps_the_function_callable() -> None:
     async def mul(a: int, b: int) -> int:
         return a * b
 
-    assert isinstance(add, FunctionTool) and add(2, 3) == 5
-    assert add.__name__ == "add" and add.__doc__ == "Add two integers."
+    assert isinstance(add, FunctionTool)
+    assert add(2, 3) == 5
+    assert add.__name__ == "add"
+    assert add.__doc__ == "Add two integers."
     assert (mul.name, mul.description) == ("multiply", "Multiply.")
     assert anyio.run(mul.call, '{"a": 2, "b": 4}') == 8
 

@@ -26,9 +26,12 @@ def test_public_surface() -> None:
 def test_importing_it_loads_neither_http_nor_server_libraries() -> None:
     code = (
         "import sys, ag_ui.tools\n"
-        "loaded = [m for m in ('httpx', 'starlette', 'anyio', 'openai', 'anthropic', 'ag_ui.server',"
-        " 'ag_ui.client') if m in sys.modules]\n"
+        "names = ('httpx', 'starlette', 'anyio', 'openai', 'anthropic', 'ag_ui.server',"
+        " 'ag_ui.client')\n"
+        "loaded = [m for m in names if m in sys.modules]\n"
         "print(loaded)"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"

@@ -13,6 +13,8 @@ import argparse
 import logging
 import socket
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Optional
 
@@ -143,12 +145,30 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _app(agent: Any, *, debug: bool) -> Any:
+    """The endpoint at ``/agent``; shutting down closes the provider client's connections."""
+    from starlette.applications import Starlette
+
+    from ag_ui.server import AgentEndpoint
+
+    endpoint = AgentEndpoint(agent, debug=debug)
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        async with endpoint.lifespan(app):
+            try:
+                yield
+            finally:
+                await agent.aclose()
+
+    return Starlette(routes=endpoint.routes("/agent"), lifespan=lifespan)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
         from ag_ui.providers import ModelAgent, ProviderConfigError, provider_from_spec
-        from ag_ui.server import create_app
     except ImportError as exc:
         return _fail(f"{exc} (agui serve needs the server extra and a provider extra)")
     try:
@@ -173,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
     print(f'Try:  agui run {url} -m "Hello!"', flush=True)
     config = uvicorn.Config(
-        create_app(agent, debug=args.debug),
+        _app(agent, debug=args.debug),
         log_level="warning",
         timeout_graceful_shutdown=1,
     )

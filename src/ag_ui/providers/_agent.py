@@ -109,7 +109,8 @@ class ModelAgent:
             self.provider = model
         else:
             raise ProviderConfigError(
-                f"model must be a PROVIDER:MODEL spec or a ModelProvider, got {type(model).__name__}"
+                "model must be a PROVIDER:MODEL spec or a ModelProvider, "
+                f"got {type(model).__name__}"
             )
         if max_rounds < 1:
             raise ProviderConfigError(f"max_rounds must be at least 1, got {max_rounds}")
@@ -259,7 +260,7 @@ class ModelAgent:
             for index, call in enumerate(answered):
                 tasks.start_soon(run, index, call)
         messages: list[Message] = []
-        for call, result in zip(answered, results):
+        for call, result in zip(answered, results, strict=True):
             assert result is not None
             message_id = await ctx.tool_result(call.id, result.content)
             # A failure is the message's error (the APIs mark it: is_error, "Error: ..."); its

@@ -63,7 +63,9 @@ class AnthropicMessages(ModelProvider):
         max_tokens: int = DEFAULT_MAX_TOKENS,
         **options: Any,
     ) -> None:
-        super().__init__(model, provider_name=provider_name, options={"max_tokens": max_tokens, **options})
+        super().__init__(
+            model, provider_name=provider_name, options={"max_tokens": max_tokens, **options}
+        )
         self._owns_client = client is None
         if client is None:
             base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None

@@ -75,9 +75,16 @@ def _source(part: Any) -> Optional[dict[str, Any]]:
 def _part(part: Part, where: str) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
-    if isinstance(part, DocumentPart) and isinstance(part.source, DataSource) and is_text_document(part):
+    if (
+        isinstance(part, DocumentPart)
+        and isinstance(part.source, DataSource)
+        and is_text_document(part)
+    ):
         text = decoded_text(part, api=API, where=where)
-        return {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": text}}
+        return {
+            "type": "document",
+            "source": {"type": "text", "media_type": "text/plain", "data": text},
+        }
     source = _source(part)
     if source is not None:
         if isinstance(part, ImagePart):
@@ -120,7 +127,11 @@ def _tool_result(message: ToolMessage, where: str) -> dict[str, Any]:
         content = _parts(message.content, where)
         if message.error:
             content.insert(0, {"type": "text", "text": f"Error: {message.error}"})
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id, "content": content}
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": message.tool_call_id,
+        "content": content,
+    }
     if message.error:
         block["is_error"] = True
     return block

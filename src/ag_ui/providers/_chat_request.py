@@ -47,7 +47,13 @@ _SUPPORTED = (
     "text, images (data or URL), wav/mp3 audio as data, PDF documents (data or an OpenAI file "
     "id) and text documents as data"
 )
-_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_AUDIO_FORMATS = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/wave": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -63,7 +69,10 @@ def _part(part: Part, where: str) -> dict[str, Any]:
     elif isinstance(part, AudioPart):
         audio_format = _AUDIO_FORMATS.get(mime_of(part))
         if isinstance(source, DataSource) and audio_format:
-            return {"type": "input_audio", "input_audio": {"data": source.value, "format": audio_format}}
+            return {
+                "type": "input_audio",
+                "input_audio": {"data": source.value, "format": audio_format},
+            }
     elif isinstance(part, DocumentPart):
         if isinstance(source, DataSource) and is_text_document(part):
             return {"type": "text", "text": decoded_text(part, api=API, where=where)}
@@ -97,7 +106,9 @@ def _named(entry: dict[str, Any], name: Optional[str]) -> dict[str, Any]:
     return entry
 
 
-def chat_messages(messages: Sequence[Message], system: Optional[str] = None) -> list[dict[str, Any]]:
+def chat_messages(
+    messages: Sequence[Message], system: Optional[str] = None
+) -> list[dict[str, Any]]:
     """The ``messages`` parameter for these AG-UI messages (prepared by ``prepare_messages``)."""
     converted: list[dict[str, Any]] = []
     if system:
@@ -117,7 +128,10 @@ def chat_messages(messages: Sequence[Message], system: Optional[str] = None) -> 
                     {
                         "id": call.id,
                         "type": "function",
-                        "function": {"name": call.function.name, "arguments": call.function.arguments},
+                        "function": {
+                            "name": call.function.name,
+                            "arguments": call.function.arguments,
+                        },
                     }
                     for call in message.tool_calls
                 ]
@@ -125,7 +139,11 @@ def chat_messages(messages: Sequence[Message], system: Optional[str] = None) -> 
         elif isinstance(message, ToolMessage):
             _text_only(message, where)
             converted.append(
-                {"role": "tool", "tool_call_id": message.tool_call_id, "content": tool_result_text(message)}
+                {
+                    "role": "tool",
+                    "tool_call_id": message.tool_call_id,
+                    "content": tool_result_text(message),
+                }
             )
         elif isinstance(message, ReasoningMessage):
             continue  # no input for reasoning in this API (documented fallback)
@@ -149,7 +167,9 @@ def chat_tools(tools: Sequence[Tool]) -> list[dict[str, Any]]:
 
 def chat_request(conversation: Conversation) -> dict[str, Any]:
     """``messages`` and (when there are tools) ``tools`` for ``chat.completions.create``."""
-    request: dict[str, Any] = {"messages": chat_messages(conversation.messages, conversation.system)}
+    request: dict[str, Any] = {
+        "messages": chat_messages(conversation.messages, conversation.system)
+    }
     if conversation.tools:
         request["tools"] = chat_tools(conversation.tools)
     return request

@@ -108,7 +108,9 @@ def failure(
     )
 
 
-def stream_incomplete(provider: str, *, debug: bool = False, detail: Optional[str] = None) -> ProviderError:
+def stream_incomplete(
+    provider: str, *, debug: bool = False, detail: Optional[str] = None
+) -> ProviderError:
     return failure("provider_stream_incomplete", provider, debug=debug, detail=detail)
 
 
@@ -159,7 +161,9 @@ def code_for(status: Optional[int], kind: str, code: str, message: str) -> str:
     if status is not None and 400 <= status < 500:
         return "provider_bad_request"
     if "invalid_request" in words:
-        return "context_length_exceeded" if _CONTEXT_WORDS.search(message) else "provider_bad_request"
+        return (
+            "context_length_exceeded" if _CONTEXT_WORDS.search(message) else "provider_bad_request"
+        )
     return "provider_error"
 
 
@@ -178,9 +182,9 @@ def classify(
     """
     if isinstance(exc, ProviderError):
         return exc
-    if isinstance(exc, sdk.timeout_error) or isinstance(exc, sdk.transport_timeout):
+    if isinstance(exc, (sdk.timeout_error, *sdk.transport_timeout)):
         return failure("provider_timeout", provider, debug=debug, detail=_cause_text(exc))
-    if isinstance(exc, sdk.connection_error) or isinstance(exc, sdk.transport_error):
+    if isinstance(exc, (sdk.connection_error, *sdk.transport_error)):
         if streaming:
             return stream_incomplete(provider, debug=debug, detail=_cause_text(exc))
         return failure("provider_unreachable", provider, debug=debug, detail=_cause_text(exc))

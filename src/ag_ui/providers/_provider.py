@@ -50,7 +50,9 @@ class ModelProvider(abc.ABC):
     api: str = ""
     """The spec prefix naming this API in ``PROVIDER:MODEL`` (``agui serve --model``)."""
 
-    def __init__(self, model: str, *, provider_name: Optional[str], options: dict[str, Any]) -> None:
+    def __init__(
+        self, model: str, *, provider_name: Optional[str], options: dict[str, Any]
+    ) -> None:
         if not model:
             raise ProviderConfigError(f"{self.api}: the model name is empty")
         self.model = model
@@ -83,7 +85,9 @@ class ModelProvider(abc.ABC):
         self, exc: BaseException, *, debug: bool = False, streaming: bool = False
     ) -> Optional[ProviderError]:
         """The ``ProviderError`` for ``exc`` (an SDK failure), or ``None`` if it is not one."""
-        return classify(exc, self.sdk_errors(), provider=self.provider, debug=debug, streaming=streaming)
+        return classify(
+            exc, self.sdk_errors(), provider=self.provider, debug=debug, streaming=streaming
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client's connections (a client you passed in is yours to close)."""

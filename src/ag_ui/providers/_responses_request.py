@@ -100,7 +100,9 @@ def responses_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
             items.append({"type": "message", "role": message.role, "content": message.content})
         elif isinstance(message, UserMessage):
             content: Any = (
-                message.content if isinstance(message.content, str) else _parts(message.content, where)
+                message.content
+                if isinstance(message.content, str)
+                else _parts(message.content, where)
             )
             items.append({"type": "message", "role": "user", "content": content})
         elif isinstance(message, AssistantMessage):

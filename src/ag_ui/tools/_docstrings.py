@@ -122,8 +122,10 @@ def parse_docstring(doc: Optional[str]) -> Docstring:
         if sphinx:
             name, text = sphinx.group(1), [sphinx.group(2)]
             index += 1
-            while index < len(lines) and lines[index].strip() and not _SPHINX_FIELD.match(
-                lines[index].strip()
+            while (
+                index < len(lines)
+                and lines[index].strip()
+                and not _SPHINX_FIELD.match(lines[index].strip())
             ):
                 text.append(lines[index].strip())
                 index += 1

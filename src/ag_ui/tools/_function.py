@@ -136,10 +136,11 @@ class FunctionTool:
         else:
             self.parameters = self.signature.json_schema()
         self.thread = thread
+        # A callable object's coroutine is its __call__ method.
         self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-            getattr(function, "__call__", None)
+            type(function).__call__
         )
-        functools.update_wrapper(self, function, updated=())  # type: ignore[arg-type]
+        functools.update_wrapper(self, function, updated=())
 
     def __repr__(self) -> str:
         return f"FunctionTool({self.name!r})"
@@ -157,7 +158,9 @@ class FunctionTool:
     def takes_context(self) -> bool:
         return self.signature.context_parameter is not None
 
-    def parse_arguments(self, arguments: Union[str, bytes, Mapping[str, Any], None]) -> dict[str, Any]:
+    def parse_arguments(
+        self, arguments: Union[str, bytes, Mapping[str, Any], None]
+    ) -> dict[str, Any]:
         """Validate ``arguments`` (JSON text or a mapping) into the function's keyword arguments.
 
         Empty text means no arguments. Raises ``ToolArgumentsError`` listing every problem.
@@ -172,7 +175,8 @@ class FunctionTool:
                 validated = model.model_validate(dict(arguments))
             else:
                 raise ToolArgumentsError(
-                    self.name, [f"arguments must be JSON text or a mapping, got {type(arguments).__name__}"]
+                    self.name,
+                    [f"arguments must be JSON text or a mapping, got {type(arguments).__name__}"],
                 )
         except ValidationError as exc:
             raise ToolArgumentsError(self.name, _json_problems(exc)) from None
@@ -278,4 +282,3 @@ def tool(
         )
 
     return wrap(function) if function is not None else wrap
-

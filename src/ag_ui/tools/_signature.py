@@ -37,7 +37,8 @@ class Signature:
     """The function has ``**kwargs``: arguments it does not name are passed through."""
 
     def json_schema(self) -> dict[str, Any]:
-        return strip_titles(self.model.model_json_schema())
+        schema: dict[str, Any] = strip_titles(self.model.model_json_schema())
+        return schema
 
 
 def strip_titles(schema: Any) -> Any:
@@ -69,9 +70,9 @@ def _is_context(annotation: Any, context_types: tuple[type, ...]) -> bool:
 
 
 def _type_hints(function: Callable[..., Any], tool_name: str) -> dict[str, Any]:
-    target = function
+    target: Any = function
     if not (inspect.isfunction(target) or inspect.ismethod(target)):
-        target = getattr(function, "__call__", function)  # a callable object
+        target = type(function).__call__  # a callable object: its method holds the annotations
     try:
         return typing.get_type_hints(target, include_extras=True)
     except Exception as exc:  # NameError for a forward reference that does not resolve
@@ -125,11 +126,11 @@ def describe_signature(
         else:
             fields[name] = (annotation, default)
         names.append(name)
-    extra = "allow" if takes_extra else "forbid"
+    config = ConfigDict(extra="allow" if takes_extra else "forbid")
     try:
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             f"{tool_name}_arguments",
-            __config__=ConfigDict(extra=extra, arbitrary_types_allowed=False),
+            __config__=config,
             **fields,
         )
         model.model_json_schema()  # fail now, not at the first request, for an unschemable type
