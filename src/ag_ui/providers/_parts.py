@@ -102,11 +102,11 @@ def filename_of(part: MediaPart, default: str) -> str:
 def unsupported(part: Part, *, api: str, where: str, supported: str) -> RunError:
     """The error for a part ``api`` cannot take: names the part, its source and what works."""
     source = getattr(part, "source", None)
-    described = part.type if source is None else f"{part.type} part with a {source.type} source"
-    mime = getattr(source, "mime_type", None)
-    if mime:
-        described += f" ({mime})"
+    described = f"the {part.type} part"
+    if source is not None:
+        mime = getattr(source, "mime_type", None)
+        described += f" ({source.type} source{', ' + mime if mime else ''})"
     return RunError(
-        f"{where}: {api} cannot take a {described}; it accepts {supported}",
+        f"{where}: {api} cannot take {described}; it accepts {supported}",
         code=UNSUPPORTED_CONTENT_CODE,
     )
