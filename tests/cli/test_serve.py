@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from ag_ui.cli import main
@@ -51,6 +52,7 @@ def serving(*args: str, **environment: str) -> Iterator[str]:
         ready = server.stdout.readline()
         assert " on http://127.0.0.1:" in ready, server.stderr.read() if server.stderr else ready
         url = ready.split(" on ", 1)[1].split(". ", 1)[0]
+        assert server.stdout.readline().strip() == f"Capabilities: {url}/capabilities"
         hint = server.stdout.readline()
         assert hint.strip() == f'Try:  agui run {url} -m "Hello!"'
         yield url
@@ -70,12 +72,15 @@ def test_serves_an_openai_compatible_model_that_agui_run_talks_to(
         "--model", "openai:llama3.2", "--base-url", fake.openai_url, "--system", f"@{prompt}"
     ) as url:
         done = agui("run", url, "-m", "hi")
+        capabilities = httpx.get(f"{url}/capabilities").json()
     assert done.returncode == 0, done.stderr
     assert "Hello from the model." in done.stdout
     body: Any = fake.bodies(CHAT)[0]
     assert body["model"] == "llama3.2"
     assert body["messages"][0] == {"role": "system", "content": "You are terse."}
     assert fake.requests[0].headers["authorization"] == "Bearer not-needed"
+    assert capabilities["identity"] == {"name": "llama3.2", "type": "openai", "provider": "openai"}
+    assert capabilities["execution"] == {"maxIterations": 10}
 
 
 def test_serves_anthropic_with_the_key_from_the_environment(fake: FakeProvider) -> None:

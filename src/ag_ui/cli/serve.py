@@ -146,12 +146,13 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def _app(agent: Any, *, debug: bool) -> Any:
-    """The endpoint at ``/agent``; shutting down closes the provider client's connections."""
+    """The endpoint at ``/agent`` (and its capabilities); shutting down closes the provider
+    client's connections."""
     from starlette.applications import Starlette
 
     from ag_ui.server import AgentEndpoint
 
-    endpoint = AgentEndpoint(agent, debug=debug)
+    endpoint = AgentEndpoint(agent, debug=debug, capabilities=agent.capabilities())
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -191,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
     url = f"http://{shown}:{port}/agent"
     _configure_logging(args.debug)
     print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
+    print(f"Capabilities: {url}/capabilities")
     print(f'Try:  agui run {url} -m "Hello!"', flush=True)
     config = uvicorn.Config(
         _app(agent, debug=args.debug),

@@ -23,6 +23,17 @@ from typing import Any, Optional, Union
 
 import anyio
 
+from ag_ui.core.capabilities import (
+    AgentCapabilities,
+    ExecutionCapabilities,
+    IdentityCapabilities,
+    MultimodalCapabilities,
+    MultimodalInputCapabilities,
+    ReasoningCapabilities,
+    StateCapabilities,
+    ToolsCapabilities,
+    TransportCapabilities,
+)
 from ag_ui.core.errors import ProviderConfigError, ProviderError, RunError, ToolDefinitionError
 from ag_ui.core.events import RunFinishedSuccessOutcome
 from ag_ui.core.token_usage import TokenUsage, aggregate_token_usage
@@ -128,6 +139,32 @@ class ModelAgent:
 
     def __repr__(self) -> str:
         return f"ModelAgent({self.provider!r}, tools={sorted(self.tools)})"
+
+    def capabilities(self) -> AgentCapabilities:
+        """What this agent offers, for ``create_app(agent, capabilities=agent.capabilities())``
+        (served at ``GET <path>/capabilities``)."""
+        api = self.provider.api
+        encrypted = api in ("anthropic", "openai-responses")
+        return AgentCapabilities(
+            identity=IdentityCapabilities(
+                name=self.provider.model, type=api, provider=self.provider.provider
+            ),
+            transport=TransportCapabilities(streaming=True),
+            tools=ToolsCapabilities(
+                supported=True,
+                items=[tool.definition for tool in self.tools.values()],
+                parallel_calls=True,
+                client_provided=True,
+            ),
+            state=StateCapabilities(snapshots=False, deltas=self.share_state is not False),
+            reasoning=ReasoningCapabilities(supported=True, streaming=True, encrypted=encrypted),
+            multimodal=MultimodalCapabilities(
+                input=MultimodalInputCapabilities(
+                    image=True, audio=api == "openai", video=False, pdf=True, file=True
+                )
+            ),
+            execution=ExecutionCapabilities(max_iterations=self.max_rounds),
+        )
 
     async def aclose(self) -> None:
         """Close the provider client's connections (e.g. in the app's lifespan, on shutdown)."""
