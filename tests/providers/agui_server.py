@@ -1,4 +1,5 @@
-"""An AG-UI endpoint (``create_app(agent)``) on a real uvicorn at 127.0.0.1, for the clients."""
+"""Real uvicorn servers on 127.0.0.1 in a background thread: ``UvicornThread`` for any ASGI app
+(the fake provider uses it), ``AgentServer`` for an AG-UI endpoint (``create_app(agent)``)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,35 @@ import uvicorn
 from ag_ui.server import create_app
 
 
+class UvicornThread:
+    """``app`` served on a port the OS picks (the socket is bound before uvicorn starts)."""
+
+    def __init__(self, app: Any, **config: Any) -> None:
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self.port = int(self._sock.getsockname()[1])
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="critical", **config))
+        self._thread = threading.Thread(target=self._server.run, args=([self._sock],), daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._sock.close()
+
+
 class AgentServer:
     """``with AgentServer(agent) as server:``; ``server.url`` is the ``POST /agent`` URL."""
 
     def __init__(self, agent: Any, **options: Any) -> None:
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/agent"
         app = create_app(agent, **options)
         endpoint_lifespan = app.router.lifespan_context
 
@@ -36,20 +58,12 @@ class AgentServer:
                         await agent.aclose()
 
         app.router.lifespan_context = lifespan
-        config = uvicorn.Config(app, log_level="critical")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, args=([self._sock],), daemon=True)
+        self._uvicorn = UvicornThread(app)
+        self.url = f"http://127.0.0.1:{self._uvicorn.port}/agent"
 
     def __enter__(self) -> AgentServer:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the AG-UI server did not start")
-            time.sleep(0.01)
+        self._uvicorn.start()
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
-        self._sock.close()
+        self._uvicorn.stop()

@@ -12,16 +12,15 @@ because the client went away.
 from __future__ import annotations
 
 import json
-import socket
 import threading
-import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 import anyio
-import uvicorn
+
+from tests.providers.agui_server import UvicornThread
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -86,14 +85,8 @@ class FakeProvider:
         self.requests: list[Recorded] = []
         self.client_left = threading.Event()
         self.frames_sent: list[int] = []
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(self._app, log_level="error", lifespan="off", interface="asgi3")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, args=([self._sock],), daemon=True)
+        self._uvicorn = UvicornThread(self._app, lifespan="off", interface="asgi3")
+        self.url = f"http://127.0.0.1:{self._uvicorn.port}"
 
     # -- scripting -----------------------------------------------------------------------------
 
@@ -110,18 +103,11 @@ class FakeProvider:
     # -- lifecycle -----------------------------------------------------------------------------
 
     def __enter__(self) -> FakeProvider:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the fake provider did not start")
-            time.sleep(0.01)
+        self._uvicorn.start()
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
-        self._sock.close()
+        self._uvicorn.stop()
 
     # -- the ASGI app --------------------------------------------------------------------------
 

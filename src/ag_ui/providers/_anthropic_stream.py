@@ -26,9 +26,9 @@ from typing import Any, Optional
 
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.token_usage import TokenUsage
+from ag_ui.providers._adapter import TypedEventAdapter
 from ag_ui.providers._anthropic_request import REDACTED_THINKING_PREFIX
 from ag_ui.providers._failures import stream_incomplete
-from ag_ui.providers._turn import Turn, TurnWriter, counter_ids
 from ag_ui.providers._usage import usage_counts
 
 __all__ = ["AnthropicAdapter"]
@@ -36,7 +36,7 @@ __all__ = ["AnthropicAdapter"]
 _STOP_REASONS = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_calls"}
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(TypedEventAdapter):
     """Translates one Messages stream (one model turn).
 
     >>> adapter = AnthropicAdapter(message_id="msg-1")
@@ -44,26 +44,18 @@ class AnthropicAdapter:
     >>> # events = adapter.close(); turn = adapter.turn
     """
 
-    def __init__(
-        self,
-        *,
-        message_id: str,
-        new_id: Optional[Callable[[str], str]] = None,
-        provider: str = "anthropic",
-        debug: bool = False,
-    ) -> None:
-        self._writer = TurnWriter(message_id)
-        self._new_id = new_id or counter_ids()
-        self.provider = provider
-        self._debug = debug
+    default_provider = "anthropic"
+
+    def _setup(self) -> None:
+        super()._setup()
         self._blocks: dict[int, tuple[str, str]] = {}  # index -> (block type, AG-UI id)
         self._signatures: dict[int, str] = {}
         self._counts: dict[str, Any] = {}
-        self.model: Optional[str] = None
         self.stop_reason: Optional[str] = None
         self.complete = False
-        self._turn: Optional[Turn] = None
-        self._handlers: dict[str, Callable[[Any], None]] = {
+
+    def handlers(self) -> dict[str, Callable[[Any], None]]:
+        return {
             "content_block_delta": self._delta,
             "content_block_start": self._block_start,
             "content_block_stop": self._block_stop,
@@ -71,20 +63,6 @@ class AnthropicAdapter:
             "message_delta": self._message_delta,
             "message_stop": self._message_stop,
         }
-
-    @property
-    def turn(self) -> Turn:
-        """What the turn produced (after ``close()``)."""
-        if self._turn is None:
-            raise RuntimeError("the turn is known after close()")
-        return self._turn
-
-    def feed(self, event: Any) -> list[BaseEvent]:
-        """The AG-UI events for one stream event."""
-        handler = self._handlers.get(event.type)
-        if handler is not None:
-            handler(event)
-        return self._writer.take()
 
     def _delta(self, event: Any) -> None:
         delta = event.delta
@@ -188,7 +166,4 @@ class AnthropicAdapter:
             raise stream_incomplete(
                 self.provider, debug=self._debug, detail="the stream ended without message_stop"
             )
-        self._writer.close_all()
-        stop = _STOP_REASONS.get(self.stop_reason or "", self.stop_reason)
-        self._turn = self._writer.turn(stop, self.usage)
-        return self._writer.take()
+        return self._finish(_STOP_REASONS.get(self.stop_reason or "", self.stop_reason), self.usage)

@@ -17,14 +17,13 @@ Only choice 0 is read (the agent never asks for ``n > 1``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.token_usage import TokenUsage
+from ag_ui.providers._adapter import BaseAdapter
 from ag_ui.providers._failures import failure, stream_incomplete
-from ag_ui.providers._turn import Turn, TurnWriter, counter_ids
 from ag_ui.providers._usage import usage_counts
 
 __all__ = ["ChatCompletionsAdapter"]
@@ -48,7 +47,7 @@ class _Slot:
     waiting: list[str] = field(default_factory=list)
 
 
-class ChatCompletionsAdapter:
+class ChatCompletionsAdapter(BaseAdapter):
     """Translates one Chat Completions stream (one model turn).
 
     >>> adapter = ChatCompletionsAdapter(message_id="msg-1")
@@ -56,33 +55,13 @@ class ChatCompletionsAdapter:
     >>> # events = adapter.close(); turn = adapter.turn
     """
 
-    provider = "openai"
+    default_provider = "openai"
 
-    def __init__(
-        self,
-        *,
-        message_id: str,
-        new_id: Optional[Callable[[str], str]] = None,
-        provider: str = "openai",
-        debug: bool = False,
-    ) -> None:
-        self._writer = TurnWriter(message_id)
-        self._new_id = new_id or counter_ids()
-        self.provider = provider
-        self._debug = debug
+    def _setup(self) -> None:
         self._slots: dict[int, _Slot] = {}
         self._reasoning_id: Optional[str] = None
-        self.model: Optional[str] = None
         self.finish_reason: Optional[str] = None
         self.usage: Optional[TokenUsage] = None
-        self._turn: Optional[Turn] = None
-
-    @property
-    def turn(self) -> Turn:
-        """What the turn produced (after ``close()``)."""
-        if self._turn is None:
-            raise RuntimeError("the turn is known after close()")
-        return self._turn
 
     def feed(self, chunk: Any) -> list[BaseEvent]:
         """The AG-UI events for one chunk (often one event; none for bookkeeping chunks)."""
@@ -177,7 +156,4 @@ class ChatCompletionsAdapter:
                     debug=self._debug,
                     detail=f"tool call {slot.id or '(no id)'} never got a name",
                 )
-        self._writer.close_all()
-        stop = _STOP_REASONS.get(self.finish_reason, self.finish_reason)
-        self._turn = self._writer.turn(stop, self.usage)
-        return self._writer.take()
+        return self._finish(_STOP_REASONS.get(self.finish_reason, self.finish_reason), self.usage)

@@ -25,8 +25,8 @@ from typing import Any, Optional
 from ag_ui.core.errors import ProviderError
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.token_usage import TokenUsage
+from ag_ui.providers._adapter import TypedEventAdapter
 from ag_ui.providers._failures import code_for, failure, stream_incomplete
-from ag_ui.providers._turn import Turn, TurnWriter
 from ag_ui.providers._usage import usage_counts
 
 __all__ = ["ResponsesAdapter"]
@@ -34,7 +34,7 @@ __all__ = ["ResponsesAdapter"]
 _INCOMPLETE_REASONS = {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}
 
 
-class ResponsesAdapter:
+class ResponsesAdapter(TypedEventAdapter):
     """Translates one Responses stream (one model turn).
 
     >>> adapter = ResponsesAdapter(message_id="msg-1")
@@ -42,25 +42,17 @@ class ResponsesAdapter:
     >>> # events = adapter.close(); turn = adapter.turn
     """
 
-    def __init__(
-        self,
-        *,
-        message_id: str,
-        new_id: Optional[Callable[[str], str]] = None,
-        provider: str = "openai",
-        debug: bool = False,
-    ) -> None:
-        del new_id  # every id comes from the stream itself
-        self._writer = TurnWriter(message_id)
-        self.provider = provider
-        self._debug = debug
+    default_provider = "openai"
+
+    def _setup(self) -> None:
+        super()._setup()
         self._call_ids: dict[str, str] = {}  # item id -> call_id
-        self.model: Optional[str] = None
         self.status: Optional[str] = None
         self.stop_reason: Optional[str] = None
         self.usage: Optional[TokenUsage] = None
-        self._turn: Optional[Turn] = None
-        self._handlers: dict[str, Callable[[Any], None]] = {
+
+    def handlers(self) -> dict[str, Callable[[Any], None]]:
+        return {
             "response.output_text.delta": self._text,
             "response.refusal.delta": self._text,
             "response.function_call_arguments.delta": self._arguments,
@@ -75,20 +67,6 @@ class ResponsesAdapter:
             "response.failed": self._failed,
             "error": self._error,
         }
-
-    @property
-    def turn(self) -> Turn:
-        """What the turn produced (after ``close()``)."""
-        if self._turn is None:
-            raise RuntimeError("the turn is known after close()")
-        return self._turn
-
-    def feed(self, event: Any) -> list[BaseEvent]:
-        """The AG-UI events for one stream event."""
-        handler = self._handlers.get(event.type)
-        if handler is not None:
-            handler(event)
-        return self._writer.take()
 
     # -- content ----------------------------------------------------------------------------
 
@@ -191,6 +169,4 @@ class ResponsesAdapter:
                 debug=self._debug,
                 detail="the stream ended without response.completed",
             )
-        self._writer.close_all()
-        self._turn = self._writer.turn(self.stop_reason, self.usage)
-        return self._writer.take()
+        return self._finish(self.stop_reason, self.usage)

@@ -50,7 +50,9 @@ def _join(lines: list[str]) -> str:
     return "\n\n".join(paragraphs)
 
 
-def _google_items(lines: list[str]) -> dict[str, str]:
+def _items(lines: list[str], item: re.Pattern[str]) -> dict[str, str]:
+    """Parameter descriptions: an item line at the section's indentation names a parameter (its
+    text, if the pattern has a second group, starts the description); deeper lines continue it."""
     params: dict[str, str] = {}
     base: Optional[int] = None
     name: Optional[str] = None
@@ -59,28 +61,10 @@ def _google_items(lines: list[str]) -> dict[str, str]:
             continue
         if base is None:
             base = _indent(line)
-        match = _GOOGLE_ITEM.match(line.strip()) if _indent(line) <= base else None
+        match = item.match(line.strip()) if _indent(line) <= base else None
         if match:
             name = match.group(1).lstrip("*")
-            params[name] = match.group(2).strip()
-        elif name is not None:
-            params[name] = f"{params[name]} {line.strip()}".strip()
-    return params
-
-
-def _numpy_items(lines: list[str]) -> dict[str, str]:
-    params: dict[str, str] = {}
-    base: Optional[int] = None
-    name: Optional[str] = None
-    for line in lines:
-        if not line.strip():
-            continue
-        if base is None:
-            base = _indent(line)
-        match = _NUMPY_ITEM.match(line.strip()) if _indent(line) <= base else None
-        if match:
-            name = match.group(1)
-            params[name] = ""
+            params[name] = (match.group(2) or "").strip() if item.groups > 1 else ""
         elif name is not None:
             params[name] = f"{params[name]} {line.strip()}".strip()
     return params
@@ -110,12 +94,12 @@ def parse_docstring(doc: Optional[str]) -> Docstring:
         underline = index + 1 < len(lines) and set(lines[index + 1].strip()) == {"-"}
         if stripped.endswith(":") and header in _GOOGLE_HEADERS and _indent(line) == 0:
             section, index = _section(lines, index + 1)
-            params.update(_google_items(section))
+            params.update(_items(section, _GOOGLE_ITEM))
             in_summary = False
             continue
         if underline and header in _GOOGLE_HEADERS:
             section, index = _numpy_section(lines, index + 2)
-            params.update(_numpy_items(section))
+            params.update(_items(section, _NUMPY_ITEM))
             in_summary = False
             continue
         sphinx = _SPHINX_PARAM.match(stripped)
