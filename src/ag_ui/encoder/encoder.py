@@ -63,8 +63,14 @@ def _protobuf_codec() -> Any:
 class EventEncoder:
     """Encodes events for one response, in the format negotiated from ``accept``.
 
-    ``encode`` always returns SSE text (the official API); ``encode_binary`` returns bytes in the
-    negotiated format, which is what a server writes to the response.
+    Two pairs, each a body and the ``Content-Type`` that describes it:
+
+    * ``encode()`` returns SSE text (the official API) and ``get_content_type()`` is always
+      ``text/event-stream``, so an integration that writes ``encode()`` under
+      ``get_content_type()`` never labels SSE text as protobuf;
+    * ``encode_binary()`` returns bytes in the negotiated format (protobuf when the client asked
+      for it first and protobuf is installed, else SSE) and ``get_binary_content_type()`` is that
+      format's media type: what a server that negotiates writes.
     """
 
     def __init__(self, accept: Optional[str] = None) -> None:
@@ -75,7 +81,15 @@ class EventEncoder:
         self._encode_frame = codec.encode_frame if self.media_type == AGUI_MEDIA_TYPE else None
 
     def get_content_type(self) -> str:
-        """The response ``Content-Type``: ``text/event-stream`` or the protobuf media type."""
+        """The ``Content-Type`` of what ``encode()`` returns: always ``text/event-stream``.
+
+        As the official encoder answers. The negotiated format is ``get_binary_content_type()``.
+        """
+        return SSE_MEDIA_TYPE
+
+    def get_binary_content_type(self) -> str:
+        """The ``Content-Type`` of what ``encode_binary()`` returns: the negotiated media type
+        (``application/vnd.ag-ui.event+proto`` or ``text/event-stream``)."""
         return self.media_type
 
     @property

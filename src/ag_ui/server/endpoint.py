@@ -275,7 +275,7 @@ class AgentEndpoint:
                 "type": "http.response.start",
                 "status": 200,
                 "headers": [
-                    (b"content-type", encoder.get_content_type().encode("latin-1")),
+                    (b"content-type", encoder.get_binary_content_type().encode("latin-1")),
                     (b"cache-control", b"no-cache"),
                     (b"x-accel-buffering", b"no"),
                 ],
