@@ -75,7 +75,9 @@ def sdk_wheel() -> Path:
 def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(argv, capture_output=True, text=True, check=False, **kwargs)  # type: ignore[call-overload]
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+        raise RuntimeError(
+            f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout}{done.stderr}"
+        )
     return done  # type: ignore[no-any-return]
 
 
@@ -91,7 +93,9 @@ def framework_venv(name: str, sdk: Sdk = "ours") -> Path:
     venv = venv_dir(name, sdk)
     python = venv / "bin" / "python"
     wheel = sdk_wheel() if sdk == "ours" else None
-    stamp_text = requirements.read_text() + (f"\nsdk: {wheel.name} {wheel.parent.name}" if wheel else "")
+    stamp_text = requirements.read_text() + (
+        f"\nsdk: {wheel.name} {wheel.parent.name}" if wheel else ""
+    )
     stamp = venv / ".built-from"
     if python.exists() and stamp.exists() and stamp.read_text() == stamp_text:
         return python
@@ -101,8 +105,20 @@ def framework_venv(name: str, sdk: Sdk = "ours") -> Path:
     run([uv(), "pip", "install", "--quiet", "--python", str(python), "-r", str(requirements)])
     if wheel is not None:
         # Installed last and without touching the framework's pins: our shared files win.
-        run([uv(), "pip", "install", "--quiet", "--python", str(python), "--no-deps",
-             "--reinstall-package", "ag-ui-sdk", str(wheel)])
+        run(
+            [
+                uv(),
+                "pip",
+                "install",
+                "--quiet",
+                "--python",
+                str(python),
+                "--no-deps",
+                "--reinstall-package",
+                "ag-ui-sdk",
+                str(wheel),
+            ]
+        )
         run([str(python), "-c", "import ag_ui.verify"])  # the integrity check passes
     stamp.write_text(stamp_text)
     return python

@@ -29,7 +29,13 @@ from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
 from fastapi import FastAPI
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -48,9 +54,22 @@ class ScriptedChatModel(BaseChatModel):
     def _script(self, messages: list[BaseMessage], frontend: list[str]) -> list[AIMessageChunk]:
         last = messages[-1] if messages else None
         if isinstance(last, ToolMessage):
-            return [AIMessageChunk(content=p) for p in ("The tool ", f"{last.name} said: ", str(last.content))]
+            # A client's tool message carries no name: take it from the call it answers.
+            names = {
+                c["id"]: c["name"] for m in messages for c in getattr(m, "tool_calls", None) or []
+            }
+            name = last.name or names.get(last.tool_call_id, "?")
+            return [
+                AIMessageChunk(content=p)
+                for p in ("The tool ", f"{name} said: ", str(last.content))
+            ]
         prompt = next(
-            (str(m.content).strip().lower() for m in reversed(messages) if isinstance(m, HumanMessage)), ""
+            (
+                str(m.content).strip().lower()
+                for m in reversed(messages)
+                if isinstance(m, HumanMessage)
+            ),
+            "",
         )
         if prompt.startswith("weather"):
             return _tool_chunks("get_weather", {"city": "Paris"}, "call-weather")
@@ -100,11 +119,15 @@ def _tool_chunks(
     split = text.index(":") + 2 if ":" in text else len(text)
     head, tail = (text[:split], text[split:]) if first_carries_args else ("", text)
     chunks = [
-        AIMessageChunk(content="", tool_call_chunks=[{"name": name, "args": head, "id": call_id, "index": 0}])
+        AIMessageChunk(
+            content="", tool_call_chunks=[{"name": name, "args": head, "id": call_id, "index": 0}]
+        )
     ]
     if tail:
         chunks.append(
-            AIMessageChunk(content="", tool_call_chunks=[{"name": None, "args": tail, "id": None, "index": 0}])
+            AIMessageChunk(
+                content="", tool_call_chunks=[{"name": None, "args": tail, "id": None, "index": 0}]
+            )
         )
     return chunks
 
@@ -139,7 +162,11 @@ def run_tools(state: State) -> dict[str, Any]:
     call = state["messages"][-1].tool_calls[0]
     if call["name"] == "get_weather":
         result = {"city": call["args"].get("city"), "conditions": "sunny", "temperature_c": 21}
-        return {"messages": [ToolMessage(json.dumps(result), tool_call_id=call["id"], name=call["name"])]}
+        return {
+            "messages": [
+                ToolMessage(json.dumps(result), tool_call_id=call["id"], name=call["name"])
+            ]
+        }
     counter = int(state.get("counter") or 0) + 1
     message = ToolMessage(f"counter={counter}", tool_call_id=call["id"], name=call["name"])
     return {"messages": [message], "counter": counter}
@@ -165,9 +192,11 @@ graph = builder.compile(checkpointer=InMemorySaver())
 
 app = FastAPI()
 add_langgraph_fastapi_endpoint(
-    app, LangGraphAgent(
+    app,
+    LangGraphAgent(
         name="scripted", graph=graph, emit_interrupt_outcome=True, emit_raw_events=False
-    ), "/agent"
+    ),
+    "/agent",
 )
 app.add_api_route("/health", health, methods=["GET"])
 

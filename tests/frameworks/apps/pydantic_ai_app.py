@@ -61,7 +61,9 @@ def _call(name: str, arguments: dict[str, Any], call_id: str) -> DeltaToolCalls:
     return {0: DeltaToolCall(name=name, json_args=json.dumps(arguments), tool_call_id=call_id)}
 
 
-async def scripted(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+async def scripted(
+    messages: list[ModelMessage], info: AgentInfo
+) -> AsyncIterator[str | DeltaToolCalls]:
     prompt = _last_prompt(messages)
     returns = _tool_returns(messages)
     if returns:
@@ -103,7 +105,9 @@ def get_weather(city: str) -> dict[str, Any]:
 def bump_counter(ctx: RunContext[StateDeps[SharedState]]) -> ToolReturn:
     """Adds one to the shared counter."""
     ctx.deps.state.counter += 1
-    snapshot = StateSnapshotEvent(type=EventType.STATE_SNAPSHOT, snapshot=ctx.deps.state.model_dump())
+    snapshot = StateSnapshotEvent(
+        type=EventType.STATE_SNAPSHOT, snapshot=ctx.deps.state.model_dump()
+    )
     return ToolReturn(return_value=f"counter={ctx.deps.state.counter}", metadata=[snapshot])
 
 
