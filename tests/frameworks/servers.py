@@ -38,7 +38,7 @@ class FrameworkServer:
         self.url = f"{self.base}/agent"
         fd = self._socket.fileno()
         # A file, not a pipe: a chatty app never blocks on a full pipe nobody reads.
-        self._log = tempfile.TemporaryFile(mode="w+")
+        self._log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed in stop()
         self._process = subprocess.Popen(
             [str(python), str(APPS / APP_MODULES[name]), "--fd", str(fd)],
             pass_fds=(fd,),

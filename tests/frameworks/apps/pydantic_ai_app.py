@@ -21,7 +21,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from _serve import health, serve
-from ag_ui.core import EventType, StateSnapshotEvent
 from pydantic import BaseModel, ConfigDict
 from pydantic_ai import Agent, DeferredToolRequests, RunContext, ToolReturn
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
@@ -32,6 +31,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from ag_ui.core import EventType, StateSnapshotEvent
 
 BACKEND_TOOLS = {"get_weather", "bump_counter", "book_table"}
 
