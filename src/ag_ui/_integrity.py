@@ -86,7 +86,7 @@ class InstallationReport:
     shared: tuple[FileOwner, ...]
     problems: tuple[str, ...] = ()
     fix: Optional[str] = None
-    fix_argv: tuple[str, ...] = field(default=(), repr=False)
+    fix_commands: tuple[tuple[str, ...], ...] = field(default=(), repr=False)
 
     @property
     def ok(self) -> bool:
@@ -136,17 +136,26 @@ def _owner(actual: Optional[str], sdk: Optional[str], official: Optional[str]) -
     return "official" if actual == official else "unknown"
 
 
-def _repair_command(installer: Optional[str], version: Optional[str]) -> tuple[str, list[str]]:
+def _repair_commands(
+    installer: Optional[str], version: Optional[str], official_installed: bool
+) -> list[list[str]]:
+    """The commands that put this SDK's files back (after ``ag-ui-protocol``'s, if missing)."""
     requirement = f"{SDK_DISTRIBUTION}=={version}" if version else SDK_DISTRIBUTION
     python = sys.executable
     if installer == "uv":
         # uv venvs have no pip; uv itself is where the user ran it from, usually on PATH.
-        uv = shutil.which("uv") or "uv"
-        argv = [uv, "pip", "install", "--python", python, "--reinstall-package"]
-        argv += [SDK_DISTRIBUTION, "--no-deps", requirement]
+        base = [shutil.which("uv") or "uv", "pip", "install", "--python", python]
+        reinstall = [*base, "--reinstall-package", SDK_DISTRIBUTION, "--no-deps", requirement]
     else:
-        argv = [python, "-m", "pip", "install", "--force-reinstall", "--no-deps", requirement]
-    return " ".join(f"'{a}'" if any(c in a for c in " <>=") else a for a in argv), argv
+        base = [python, "-m", "pip", "install"]
+        reinstall = [*base, "--force-reinstall", "--no-deps", requirement]
+    # Without ag-ui-protocol, frameworks reading its version fall back to old behaviour.
+    return [reinstall] if official_installed else [[*base, OFFICIAL_DISTRIBUTION], reinstall]
+
+
+def _shell(commands: list[list[str]]) -> str:
+    quoted = [" ".join(f"'{a}'" if any(c in a for c in " <>=") else a for a in c) for c in commands]
+    return " && ".join(quoted)
 
 
 def _imported_package_problem() -> Optional[str]:
@@ -224,7 +233,7 @@ def inspect_installation() -> InstallationReport:
     imported = _imported_package_problem()
     if imported and not missing:
         problems.append(imported)
-    fix, argv = _repair_command(installer, version) if problems else (None, [])
+    commands = _repair_commands(installer, version, official_info is not None) if problems else []
     return InstallationReport(
         "wheel",
         PACKAGE_DIR,
@@ -233,8 +242,8 @@ def inspect_installation() -> InstallationReport:
         official_version,
         shared,
         tuple(problems),
-        fix,
-        tuple(argv),
+        _shell(commands) if commands else None,
+        tuple(tuple(command) for command in commands),
     )
 
 

@@ -205,7 +205,7 @@ def _text(report: InstallationReport, extras: list[ExtraStatus], accel: tuple[st
     else:
         lines += [f"PROBLEM: {problem}" for problem in report.problems]
         lines.append(
-            f"FIX: {report.fix}" + ("  (or: agui doctor --fix)" if report.fix_argv else "")
+            f"FIX: {report.fix}" + ("  (or: agui doctor --fix)" if report.fix_commands else "")
         )
     return "\n".join(lines)
 
@@ -262,20 +262,21 @@ def run_doctor(argv: Sequence[str]) -> int:
 
 
 def _fix(report: InstallationReport) -> int:
-    if not report.fix_argv:
+    if not report.fix_commands:
         print(f"agui doctor: cannot repair this automatically; {report.fix}", file=sys.stderr)
         return 1
     print(f"agui doctor: {'; '.join(report.problems)}")
-    print(f"agui doctor: running {report.fix}", flush=True)
-    try:
-        done = subprocess.run(report.fix_argv, capture_output=True, text=True, check=False)
-    except OSError as exc:
-        print(f"agui doctor: could not run the repair ({exc}); run it yourself", file=sys.stderr)
-        return 1
-    if done.returncode != 0:
-        print(done.stdout + done.stderr, file=sys.stderr, end="")
-        print(f"agui doctor: the repair failed (exit {done.returncode})", file=sys.stderr)
-        return 1
+    for command in report.fix_commands:
+        print(f"agui doctor: running {' '.join(command)}", flush=True)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+        except OSError as exc:
+            print(f"agui doctor: could not run it ({exc}); run it yourself", file=sys.stderr)
+            return 1
+        if done.returncode != 0:
+            print(done.stdout + done.stderr, file=sys.stderr, end="")
+            print(f"agui doctor: the repair failed (exit {done.returncode})", file=sys.stderr)
+            return 1
     # A fresh interpreter: this one has the broken modules cached.
     again = subprocess.run([sys.executable, "-m", "ag_ui", "doctor"], check=False)
     return again.returncode
