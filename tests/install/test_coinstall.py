@@ -63,8 +63,9 @@ async def framework():
     frames = [f async for f in adapter.encode_stream(adapter.run_stream())]
     return [json.loads(f[6:])["type"] for f in frames if f.startswith("data: ")]
 
+import sys
 try:
-    out["framework"] = asyncio.run(framework())
+    out["framework"] = asyncio.run(framework()) if "--framework" in sys.argv else None
 except ModuleNotFoundError as exc:
     out["framework"] = None if exc.name and exc.name.startswith("pydantic_ai") else str(exc)
 except Exception as exc:
@@ -131,8 +132,10 @@ class Venv:
                 [uv(), "pip", "uninstall", "--quiet", "--python", str(self.python), distribution]
             )
 
-    def probe(self) -> dict[str, Any]:
-        result: dict[str, Any] = json.loads(self.run([str(self.python), "-c", PROBE]))
+    def probe(self, *, framework: bool = False) -> dict[str, Any]:
+        """What the venv gives; ``framework=True`` also runs pydantic-ai (~2 s of imports)."""
+        argv = [str(self.python), "-c", PROBE, *(["--framework"] if framework else [])]
+        result: dict[str, Any] = json.loads(self.run(argv))
         return result
 
     def doctor(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -197,7 +200,7 @@ def test_a_sdk_then_a_framework(venv_factory: Any, installer: str) -> None:
     venv.install(sdk())  # pulls ag-ui-protocol as a dependency
     settle(venv)
     venv.install(PYDANTIC_AI)  # ag-ui-protocol already satisfied: nothing shared is touched
-    assert_working(venv.probe())
+    assert_working(venv.probe(framework=True))
 
 
 @pytest.mark.parametrize("installer", INSTALLERS)
@@ -205,14 +208,14 @@ def test_b_a_framework_then_the_sdk(venv_factory: Any, installer: str) -> None:
     venv = venv_factory(installer)
     venv.install(PYDANTIC_AI)
     venv.install(sdk())
-    assert_working(venv.probe())
+    assert_working(venv.probe(framework=True))
 
 
 def test_c_both_in_one_pip_install(venv_factory: Any) -> None:
     # pip installs a dependency before its dependents: ag-ui-protocol, then this SDK.
     venv = venv_factory("pip")
     venv.install(sdk(), PYDANTIC_AI)
-    assert_working(venv.probe())
+    assert_working(venv.probe(framework=True))
 
 
 def test_f_both_in_one_uv_install_is_working_or_loud(venv_factory: Any) -> None:
@@ -220,7 +223,7 @@ def test_f_both_in_one_uv_install_is_working_or_loud(venv_factory: Any) -> None:
     venv = venv_factory("uv")
     venv.install(sdk(), PYDANTIC_AI)
     settle(venv)
-    assert_working(venv.probe())
+    assert_working(venv.probe(framework=True))
 
 
 @pytest.mark.parametrize("installer", INSTALLERS)
@@ -234,7 +237,7 @@ def test_d_a_later_downgrade_of_ag_ui_protocol_is_loud_and_repairable(
     probe = venv.probe()
     assert probe["core_is_sdk"] is False  # the framework now runs on the official 0.1.22
     repair_by_the_message(venv, probe)
-    assert_working(venv.probe(), protocol="0.1.22")
+    assert_working(venv.probe(framework=True), protocol="0.1.22")
 
 
 def test_d_a_framework_pinning_an_old_ag_ui_protocol_is_loud_and_repairable(
@@ -262,7 +265,7 @@ def test_e_uninstalling_ag_ui_protocol_is_loud_and_repairable(
     probe = venv.probe()
     assert "missing" in probe["sdk"], probe
     repair_by_the_message(venv, probe)  # reinstalls ag-ui-protocol, then this SDK's files
-    assert_working(venv.probe())
+    assert_working(venv.probe(framework=True))
 
 
 def test_e_uninstalling_the_sdk_leaves_a_loud_gap_that_reinstalling_the_official_fills(
@@ -273,10 +276,11 @@ def test_e_uninstalling_the_sdk_leaves_a_loud_gap_that_reinstalling_the_official
     venv = venv_factory("pip")
     venv.install(sdk(), PYDANTIC_AI)
     venv.uninstall("ag-ui-sdk")
-    probe = venv.probe()
-    assert probe["core_is_sdk"] is not True and probe["framework"] != FRAMEWORK_OK, probe
+    probe = venv.probe(framework=True)
+    assert probe["core_is_sdk"] is not True, probe
+    assert probe["framework"] != FRAMEWORK_OK, probe
     venv.install("ag-ui-protocol", extra=("--force-reinstall", "--no-deps"))
-    probe = venv.probe()
+    probe = venv.probe(framework=True)
     assert probe["framework"] == FRAMEWORK_OK, probe
     assert probe["sdk"].startswith("ModuleNotFoundError"), probe  # ours is gone, cleanly
 
@@ -293,7 +297,8 @@ def test_doctor_reports_the_owner_of_each_file_and_fix_repairs(venv_factory: Any
     assert report["file_owners"]["ag-ui-protocol only"] > 0  # ag_ui/_generated/...
     assert "Traceback" not in broken.stdout + broken.stderr
     text = venv.doctor()
-    assert "ag_ui/core/events.py" in text.stdout and "FIX: " in text.stdout, text.stdout
+    assert "ag_ui/core/events.py" in text.stdout, text.stdout
+    assert "FIX: " in text.stdout, text.stdout
     fixed = venv.doctor("--fix")
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert "no problem found" in fixed.stdout
@@ -314,7 +319,6 @@ def test_g_an_editable_install_beside_ag_ui_protocol_uses_the_source(
     venv = venv_factory("pip")
     venv.install(PYDANTIC_AI)  # ag-ui-protocol 1.0.0 in site-packages first
     venv.install("-e", str(checkout))
-    probe = venv.probe()
-    assert_working(probe)
+    assert_working(venv.probe(framework=True))
     where = venv.run([str(venv.python), "-c", "import ag_ui.core; print(ag_ui.core.__file__)"])
     assert where.strip() == str(checkout / "src" / "ag_ui" / "core" / "__init__.py")

@@ -28,6 +28,9 @@ __all__ = ["AGUI_MEDIA_TYPE", "SSE_MEDIA_TYPE", "EventEncoder", "event_to_json"]
 
 EventLike = Union[BaseEvent, AGUIModel, Mapping[str, Any]]
 
+# Every event class inherits this one unless it overrides model_dump_json.
+_MODEL_DUMP_JSON = BaseEvent.model_dump_json
+
 
 def _as_event(event: EventLike) -> AGUIModel:
     if isinstance(event, BaseEvent):
@@ -44,8 +47,11 @@ def _as_event(event: EventLike) -> AGUIModel:
 
 
 def event_to_json(event: EventLike) -> bytes:
-    """Compact wire JSON of one event (camelCase, unset optionals left out)."""
+    """Compact wire JSON of one event (camelCase, unset optionals left out); a subclass's own
+    ``model_dump_json`` override is honoured."""
     model = _as_event(event)
+    if type(model).model_dump_json is not _MODEL_DUMP_JSON:
+        return model.model_dump_json(by_alias=True).encode()
     # Calling the class serializer directly skips model_dump_json's Python-level argument
     # handling; same bytes, measured ~2.5x faster per event.
     return model.__pydantic_serializer__.to_json(model, by_alias=True)
@@ -97,16 +103,30 @@ class EventEncoder:
         return self.media_type == AGUI_MEDIA_TYPE
 
     def encode(self, event: EventLike, *, event_id: Optional[str] = None) -> str:
-        """One SSE frame as text: ``data: <json>\\n\\n`` (with ``id:`` first when given)."""
+        """One SSE frame as text: ``data: <json>\\n\\n`` (with ``id:`` first when given).
+
+        A subclass that overrides ``model_dump_json`` is written with its override, as the
+        official encoder (which calls ``model_dump_json``) writes it.
+        """
         if event_id is None and isinstance(event, BaseEvent):
+            if type(event).model_dump_json is not _MODEL_DUMP_JSON:
+                return f"data: {event.model_dump_json(by_alias=True)}\n\n"
             # The hot path of every producer, inlined: ~0.35 µs of a ~1.1 µs event.
             json_text = event.__pydantic_serializer__.to_json(event, by_alias=True).decode()
             return f"data: {json_text}\n\n"
         return sse_frame(event_to_json(event), event_id).decode()
 
+    def _encode_sse(self, event: EventLike) -> str:
+        """The official encoder's SSE method, which 0.x and 1.0.0 callers call: ``encode``."""
+        return self.encode(event)
+
     def encode_sse(self, event: EventLike, *, event_id: Optional[str] = None) -> bytes:
         """One SSE frame as UTF-8 bytes, whatever was negotiated."""
-        if event_id is None and isinstance(event, BaseEvent):
+        if (
+            event_id is None
+            and isinstance(event, BaseEvent)
+            and type(event).model_dump_json is _MODEL_DUMP_JSON
+        ):
             return b"data: " + event.__pydantic_serializer__.to_json(event, by_alias=True) + b"\n\n"
         return sse_frame(event_to_json(event), event_id)
 
