@@ -7,7 +7,7 @@ Field order is the wire key order: ``type``, ``timestamp``, ``rawEvent``, ``meta
 # No ``from __future__ import annotations`` in the model modules: pydantic would compile and
 # evaluate every string annotation at import (7 ms of ``import ag_ui.core``).
 from enum import Enum
-from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+from typing import Annotated, Any, Dict, List, Literal, Optional, Type, Union
 
 from pydantic import AfterValidator, Field, TypeAdapter
 
@@ -170,13 +170,13 @@ class BaseEvent(AGUIModel):
     metadata: Optional[Metadata] = None
 
     @classmethod
-    def __subclasses__(cls) -> list[type[Any]]:  # type: ignore[override]
+    def __subclasses__(cls) -> List[Type[Any]]:
         """Direct subclasses, with private bases (``_AttributableEvent``) looked through.
 
         Code written against 0.x and 1.0.0 reflects on ``BaseEvent.__subclasses__()`` and
         expects every event class there, each in the ``Event`` union, as in those packages.
         """
-        found: list[type[Any]] = []
+        found: List[Type[Any]] = []
         for sub in type.__subclasses__(cls):
             if sub.__name__.startswith("_"):
                 found.extend(sub.__subclasses__())

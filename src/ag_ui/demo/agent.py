@@ -108,8 +108,10 @@ def _booking_tool_answer(messages: list[Message]) -> ToolMessage | None:
     return answer if answer.tool_call_id in booking_calls else None
 
 
-def _approval(content: str) -> bool | None:
+def _approval(content: object) -> bool | None:
     """``{"approved": bool}`` or a bare JSON boolean as a decision; None for anything else."""
+    if not isinstance(content, str):
+        return None
     try:
         value = json.loads(content)
     except ValueError:
