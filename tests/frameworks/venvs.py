@@ -27,7 +27,8 @@ from typing import Literal
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 REQUIREMENTS = HERE / "requirements"
-FRAMEWORKS = ("pydantic-ai", "langgraph", "agent-framework")
+FRAMEWORKS = ("pydantic-ai", "langgraph", "agent-framework", "official-0x")
+SERVED = ("pydantic-ai", "langgraph")  # the apps; the other two are older client-side peers
 Sdk = Literal["ours", "official"]
 
 
@@ -126,7 +127,7 @@ def framework_venv(name: str, sdk: Sdk = "ours") -> Path:
 
 def main() -> int:
     for name in FRAMEWORKS:
-        for sdk in ("official", "ours"):
+        for sdk in ("official", "ours") if name in SERVED else ("official",):
             python = framework_venv(name, sdk)  # type: ignore[arg-type]
             print(f"{python.parent.parent.name}: ready")
     return 0
