@@ -59,5 +59,5 @@ setup(
             extra_compile_args=["-O2"] if os.name == "posix" else [],
             optional=os.environ.get("AG_UI_REQUIRE_SPEEDUPS") != "1",
         )
-    ]
+    ],
 )

@@ -353,9 +353,7 @@ class RunAgentInput(AGUIModel):
     state: State = None
     messages: List[Message]
     tools: Annotated[List[Tool], BeforeValidator(_none_as_empty)] = Field(default_factory=list)
-    context: Annotated[List[Context], BeforeValidator(_none_as_empty)] = Field(
-        default_factory=list
-    )
+    context: Annotated[List[Context], BeforeValidator(_none_as_empty)] = Field(default_factory=list)
     forwarded_props: Any = None
     resume: Optional[List[ResumeEntry]] = None
 
