@@ -79,7 +79,6 @@ async def test_weather_scenario() -> None:
             "messageId": "activity-r1-3",
             "activityType": "progress",
             "content": {"title": "Looking up the weather in Paris", "percent": 0},
-            "replace": True,
         },
         {"type": "TOOL_CALL_START", "toolCallId": "call-r1-4", "toolCallName": "get_weather"},
         {"type": "TOOL_CALL_ARGS", "toolCallId": "call-r1-4", "delta": '{"city": '},
