@@ -17,6 +17,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "ag_ui.client needs httpx; install the 'client' extra: pip install 'ag-ui-sdk[client]'"
     ) from exc
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.client.agent import HttpAgent
 from ag_ui.client.debug import DebugConfig
 from ag_ui.client.decoding import (
@@ -43,7 +44,6 @@ from ag_ui.client.middleware import (
 )
 from ag_ui.client.reconnect import Reconnect, ReconnectPolicy
 from ag_ui.client.result import RunAgentResult
-from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder, SSEMessage
 from ag_ui.client.subscriber import (
     UNSET,
     AgentStateMutation,
@@ -54,6 +54,7 @@ from ag_ui.client.subscriber import (
 from ag_ui.client.sync import SyncHttpAgent
 from ag_ui.client.transport import AbortSignal
 from ag_ui.core.errors import InterruptError
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder, SSEMessage
 
 __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.errors import ProviderConfigError, ProviderError
 from ag_ui.providers._agent import (
     DEFAULT_MAX_ROUNDS,

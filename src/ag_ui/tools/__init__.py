@@ -14,6 +14,7 @@ agent runs backend tools) and the client side (tools a client answers) both buil
 
 from __future__ import annotations
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.errors import ToolArgumentsError, ToolDefinitionError, ToolError
 from ag_ui.tools._function import FunctionTool, ToolResult, serialize_result, tool
 
