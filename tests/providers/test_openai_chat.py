@@ -36,7 +36,7 @@ async def test_text_streams_as_one_assistant_message_with_usage(fake: FakeProvid
         run = await run_once(client(server.url))
     assert run.error is None
     assert run.wire[1:] == [
-        {"type": "TEXT_MESSAGE_START", "messageId": "msg-run-1-1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "msg-run-1-1"},
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-run-1-1", "delta": "Hello"},
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-run-1-1", "delta": " from"},
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-run-1-1", "delta": " the model."},
