@@ -5,9 +5,9 @@ For each API a text answer of N tokens, one token per chunk, in the provider's d
 format (the fields real streams carry: ids, fingerprints, ``obfuscation`` padding...):
 
 * SDK: the real ``openai`` / ``anthropic`` async client reading the body from an in-memory
-  ``httpx2`` transport (no network): SSE decoding, JSON, the SDK's models: everything the SDK
-  does per chunk. Per-chunk cost = the slope between a short and a long answer, so the request's
-  fixed cost drops out.
+  ``httpx2`` transport (no network) that delivers one SSE event per read: SSE decoding, JSON,
+  the SDK's models: everything the SDK does per chunk, timed from the first chunk to the last
+  (the request's fixed cost comes before the first chunk).
 * adapter: ``adapter.feed(chunk)`` on each of those SDK chunk objects, then ``close()``: the
   AG-UI events of the turn (one ``TEXT_MESSAGE_CONTENT`` per token).
 * for reference, the rest of the server path per token: the run guard with the verifier and
@@ -230,32 +230,42 @@ def _transport(body: bytes) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
 
 
-async def _chat_chunks(body: bytes) -> list[Any]:
+async def _drain(stream: Any) -> tuple[list[Any], float]:
+    """Every chunk of ``stream``, and the seconds from the first chunk to the end: the SDK's
+    per-chunk work only (the request and the connection come before the first chunk)."""
+    chunks = [await stream.__anext__()]
+    started = time.perf_counter()
+    async for chunk in stream:
+        chunks.append(chunk)
+    return chunks, time.perf_counter() - started
+
+
+async def _chat_chunks(body: bytes) -> tuple[list[Any], float]:
     client = openai.AsyncOpenAI(
         api_key="k", base_url="http://provider/v1", http_client=_transport(body)
     )
     stream = await client.chat.completions.create(
         model="m", messages=[{"role": "user", "content": "hi"}], stream=True
     )
-    return [chunk async for chunk in stream]
+    return await _drain(stream)
 
 
-async def _responses_chunks(body: bytes) -> list[Any]:
+async def _responses_chunks(body: bytes) -> tuple[list[Any], float]:
     client = openai.AsyncOpenAI(
         api_key="k", base_url="http://provider/v1", http_client=_transport(body)
     )
     stream = await client.responses.create(model="m", input="hi", stream=True)
-    return [event async for event in stream]
+    return await _drain(stream)
 
 
-async def _anthropic_chunks(body: bytes) -> list[Any]:
+async def _anthropic_chunks(body: bytes) -> tuple[list[Any], float]:
     client = anthropic.AsyncAnthropic(
         api_key="k", base_url="http://provider", http_client=_transport(body)
     )
     stream = await client.messages.create(
         model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}], stream=True
     )
-    return [event async for event in stream]
+    return await _drain(stream)
 
 
 APIS: list[tuple[str, Callable[[int], bytes], Any, Callable[..., Any]]] = [
@@ -274,19 +284,16 @@ def _best(function: Callable[[], Any], rounds: int) -> float:
     return best
 
 
-def _sdk_seconds(read: Any, body: bytes) -> float:
-    return _best(lambda: asyncio.run(read(body)), 1)
-
-
 def measure(
     name: str, make_body: Any, read: Any, adapter_class: Any, tokens: int, rounds: int
 ) -> dict[str, Any]:
-    short, long = max(tokens // 8, 50), tokens
-    short_body, long_body = make_body(short), make_body(long)
-    sdk_short = min(_sdk_seconds(read, short_body) for _ in range(rounds))
-    sdk_long = min(_sdk_seconds(read, long_body) for _ in range(rounds))
-    sdk_per_chunk = (sdk_long - sdk_short) / (long - short)
-    chunks = asyncio.run(read(long_body))
+    body = make_body(tokens)
+    chunks: list[Any] = []
+    sdk_seconds = float("inf")
+    for _ in range(rounds):
+        chunks, seconds = asyncio.run(read(body))
+        sdk_seconds = min(sdk_seconds, seconds)
+    sdk_per_chunk = sdk_seconds / (len(chunks) - 1)
 
     def adapt() -> None:
         adapter = adapter_class(message_id="msg-1")

@@ -64,6 +64,15 @@ class AnthropicAdapter(TypedEventAdapter):
             "message_stop": self._message_stop,
         }
 
+    def feed(self, event: Any) -> list[BaseEvent]:
+        """The AG-UI events for one stream event."""
+        # Nearly every event of a stream is a text delta: it skips the dispatch.
+        if event.type == "content_block_delta":
+            delta = event.delta
+            if delta.type == "text_delta":
+                return self._writer.text_events(delta.text)
+        return super().feed(event)
+
     def _delta(self, event: Any) -> None:
         delta = event.delta
         kind = delta.type

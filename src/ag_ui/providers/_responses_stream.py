@@ -68,6 +68,12 @@ class ResponsesAdapter(TypedEventAdapter):
             "error": self._error,
         }
 
+    def feed(self, event: Any) -> list[BaseEvent]:
+        """The AG-UI events for one stream event."""
+        if event.type == "response.output_text.delta":  # nearly every event: no dispatch
+            return self._writer.text_events(event.delta)
+        return super().feed(event)
+
     # -- content ----------------------------------------------------------------------------
 
     def _text(self, event: Any) -> None:
