@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 from ag_ui.apply._reducer import apply_event
 from ag_ui.apply._state import AgentState
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import PatchError
 from ag_ui.core.events import Event
@@ -121,7 +122,7 @@ class EventPipeline:
 
 
 def _warn_patch_error(error: PatchError) -> None:
-    kind = getattr(getattr(error.event, "type", None), "value", "patch")
+    kind = event_type_name(error.event) if error.event is not None else "patch"
     warnings.warn(
         f"{kind} could not be applied and was skipped: {error}", PatchFailedWarning, stacklevel=4
     )

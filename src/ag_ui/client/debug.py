@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Union
 
+from ag_ui.core._wire import event_type_name
+
 __all__ = ["DebugConfig", "DebugLog", "DebugOption", "resolve_debug"]
 
 EVENT_LOGGER = logging.getLogger("ag_ui.client.events")
@@ -90,7 +92,7 @@ class _EventText:
         event = self.event
         if self.verbose:
             return str(event.__pydantic_serializer__.to_json(event, by_alias=True).decode())
-        summary: dict[str, Any] = {"type": getattr(event.type, "value", event.type)}
+        summary: dict[str, Any] = {"type": event_type_name(event)}
         for name in _SUMMARY_FIELDS:
             value = getattr(event, name, None)
             if value is not None:

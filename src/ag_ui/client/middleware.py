@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, Optional, Protocol, Union
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.types import RunAgentInput
 
@@ -87,7 +88,7 @@ class FilterToolCallsMiddleware(Middleware):
     async def run(self, input: RunAgentInput, next: NextAgent) -> AsyncIterator[AnyEvent]:
         blocked: set[str] = set()
         async for event in next.run(input):
-            kind = getattr(event.type, "value", event.type)
+            kind = event_type_name(event)
             if kind == "RUN_STARTED":
                 blocked.clear()
             elif kind in ("TOOL_CALL_START", "TOOL_CALL_CHUNK"):

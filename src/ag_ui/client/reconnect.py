@@ -21,6 +21,7 @@ import anyio
 from ag_ui.client._cursor import ResumeCursor
 from ag_ui.client.event_stream import closing
 from ag_ui.client.transport import AbortSignal, ConnectionLostError
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import HTTPStatusError, IdleTimeoutError, TransportError
 
@@ -87,7 +88,7 @@ async def resumable_events(
             async with closing(open_stream(first)) as events:
                 async for event in events:
                     progressed = True
-                    ended = getattr(event.type, "value", event.type) in _TERMINAL
+                    ended = event_type_name(event) in _TERMINAL
                     yield event
             if ended or signal.aborted or not cursor.resumable:
                 return

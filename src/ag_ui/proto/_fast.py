@@ -36,6 +36,7 @@ from typing import Any, Callable, Optional
 from google.protobuf.descriptor import FieldDescriptor
 from pydantic import BaseModel
 
+from ag_ui.core._wire import MAX_SAFE_INTEGER
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.proto._accelerator import IMPLEMENTATION, speedups
 from ag_ui.proto._generated import events_pb2
@@ -43,7 +44,6 @@ from ag_ui.proto._nested import SPECIAL_FIELDS
 
 __all__ = ["IMPLEMENTATION", "decode_flat", "encode_flat"]
 
-_MAX_SAFE = 2**53 - 1
 _MISSING = object()  # marks a field with a non-None default that did not arrive
 _SMALL_LENGTHS = [bytes([n]) for n in range(128)]
 _new = object.__new__
@@ -311,7 +311,7 @@ def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes
         timestamp = event.timestamp
         base = plan.base_type
         if timestamp is not None:
-            if not -_MAX_SAFE <= timestamp <= _MAX_SAFE:
+            if not -MAX_SAFE_INTEGER <= timestamp <= MAX_SAFE_INTEGER:
                 return None
             base += b"\x10" + _varint(timestamp & 0xFFFFFFFFFFFFFFFF)
         out = [b"\x0a", _SMALL_LENGTHS[len(base)], base]
@@ -428,7 +428,7 @@ def _read_base(data: bytes, pos: int, stop: int, number: int, values: dict[str, 
             timestamp, pos = _read_varint(data, pos + 1)
             if timestamp >= 1 << 63:
                 timestamp -= 1 << 64
-            if not -_MAX_SAFE <= timestamp <= _MAX_SAFE:
+            if not -MAX_SAFE_INTEGER <= timestamp <= MAX_SAFE_INTEGER:
                 return False
             values["timestamp"] = timestamp
         else:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from ag_ui.core._wire import MAX_SAFE_INTEGER
+
 __all__ = ["Unreadable", "read_struct", "read_value"]
 
-_MAX_SAFE = 2**53 - 1
 _unpack_double = struct.Struct("<d").unpack_from
 
 
@@ -53,7 +54,7 @@ def _value(data: bytes, pos: int, end: int) -> Any:
         if pos + 9 != end:
             raise Unreadable("number_value")
         number: float = _unpack_double(data, pos + 1)[0]
-        if number.is_integer() and -_MAX_SAFE <= number <= _MAX_SAFE:
+        if number.is_integer() and -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER:
             return int(number)
         return number
     if tag == 0x2A or tag == 0x32:  # struct_value, list_value

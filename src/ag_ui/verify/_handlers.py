@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NoReturn, Optional
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import EventSequenceError
 from ag_ui.core.events import (
     ActivityDeltaEvent,
@@ -32,10 +33,10 @@ from ag_ui.core.events import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
-from ag_ui.verify._lifecycle_rules import LifecycleRules, event_type_name
+from ag_ui.verify._lifecycle_rules import LifecycleRules
 from ag_ui.verify._ownership import owner_label
 
-__all__ = ["Handlers", "event_type_name"]
+__all__ = ["Handlers"]
 
 _UNKNOWN = object()
 

@@ -7,17 +7,13 @@ from __future__ import annotations
 
 from typing import Any, NoReturn, Optional
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import EventSequenceError
 from ag_ui.core.events import SubagentErrorEvent
 from ag_ui.verify._nulls import explicit_null, null_error
 from ag_ui.verify._ownership import Owners
 
-__all__ = ["LifecycleRules", "event_type_name"]
-
-
-def event_type_name(event: Any) -> str:
-    kind = getattr(event, "type", None)
-    return str(getattr(kind, "value", kind))
+__all__ = ["LifecycleRules"]
 
 
 def _field(obj: Any, name: str, wire: str) -> Any:

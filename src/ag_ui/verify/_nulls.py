@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NoReturn, Optional
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import AGUIValidationError, EventSequenceError
 
 __all__ = ["check_message_nulls", "explicit_null", "null_error", "reject_optional_nulls"]
@@ -84,7 +85,7 @@ def reject_optional_nulls(event: Any) -> None:
             continue  # an unknown (extra) field, or a required field whose value may be null
         if name == "subagent_run_id":
             continue
-        type_name = getattr(getattr(event, "type", None), "value", None)
+        type_name = event_type_name(event)
         if name in _VERIFIER_NULLS and type_name in _SUBAGENT_TYPES:
             continue
         wire = info.alias or name

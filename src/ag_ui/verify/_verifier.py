@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 
 from pydantic import BaseModel
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import EventSequenceError, UnterminatedRunError
 from ag_ui.core.events import (
@@ -21,7 +22,7 @@ from ag_ui.core.events import (
     RunStartedEvent,
 )
 from ag_ui.verify._guard import not_an_event
-from ag_ui.verify._handlers import Handlers, event_type_name
+from ag_ui.verify._handlers import Handlers
 from ag_ui.verify._nulls import check_message_nulls, explicit_null, null_error
 from ag_ui.verify._ownership import Owners
 
