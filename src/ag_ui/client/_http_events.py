@@ -11,8 +11,8 @@ from typing import Any, Optional
 
 import httpx
 
+from ag_ui._aiter import closing
 from ag_ui.client._cursor import ResumeCursor
-from ag_ui.client.event_stream import closing
 from ag_ui.client.reconnect import Reconnect, connect_url, resumable_events
 from ag_ui.client.transport import AbortSignal, new_http_client, stream_events
 from ag_ui.core.decoding import AnyEvent

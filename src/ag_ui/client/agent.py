@@ -24,6 +24,7 @@ from typing import Any, Optional, Union
 import anyio
 import httpx
 
+from ag_ui._aiter import closing
 from ag_ui.apply import AgentState
 from ag_ui.client._connect import ConnectMixin
 from ag_ui.client._conversation import ConversationMixin
@@ -33,7 +34,7 @@ from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client._run import RunProcessor, finalize_run, initialize_run, report_failure
 from ag_ui.client.debug import DebugConfig, DebugLog, DebugOption, resolve_debug
 from ag_ui.client.downgrade import downgrade_middlewares
-from ag_ui.client.event_stream import AgentEventStream, closing
+from ag_ui.client.event_stream import AgentEventStream
 from ag_ui.client.interrupts import check_resume_covers
 from ag_ui.client.middleware import MiddlewareLike, chain
 from ag_ui.client.reconnect import Reconnect, ReconnectPolicy

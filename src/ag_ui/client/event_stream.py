@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any, Optional, TypeVar
 
 from ag_ui.client.result import RunAgentResult
 
-__all__ = ["AgentEventStream", "closing"]
+__all__ = ["AgentEventStream"]
 
 _T = TypeVar("_T")
 
@@ -42,15 +40,3 @@ class AgentEventStream:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-
-@asynccontextmanager
-async def closing(iterator: AsyncIterator[_T]) -> AsyncGenerator[AsyncIterator[_T], None]:
-    """Close an async iterator on exit if it can be closed (middleware may return plain
-    iterators); closing the generator chain is what releases the HTTP connection."""
-    try:
-        yield iterator
-    finally:
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            await aclose()
