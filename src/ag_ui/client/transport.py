@@ -34,10 +34,10 @@ from ag_ui.client.decoding import (
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (
+    ConnectionLostError,
     DecodeError,
     HTTPStatusError,
     IdleTimeoutError,
-    IncompleteStreamError,
     TransportError,
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
@@ -73,14 +73,6 @@ def new_http_client(timeout: float) -> httpx.AsyncClient:
 def accept_header(proto: bool) -> str:
     """What to ask for: SSE, or protobuf with SSE as a fallback for servers without it."""
     return f"{AGUI_MEDIA_TYPE}, {SSE_MEDIA_TYPE};q=0.5" if proto else SSE_MEDIA_TYPE
-
-
-class ConnectionLostError(IncompleteStreamError):
-    """The connection broke after the event stream had started (the agent or a proxy died).
-
-    The agent turns it into an ``IncompleteStreamError`` that says what was received, unless a
-    terminal event had already arrived (then nothing was lost and the run stands).
-    """
 
 
 class AbortSignal:

@@ -20,7 +20,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "ag_ui.server needs Starlette: install the server extra (pip install 'ag-ui-sdk[server]')"
     ) from exc
 
-from ag_ui.core.errors import RequestRejectedError, RunEndedError, SequenceViolation
+from ag_ui.core.errors import (
+    RequestRejectedError,
+    RunEndedError,
+    SequenceViolation,
+    SequenceViolationError,
+)
 from ag_ui.server._connect import Principal, default_principal
 from ag_ui.server._detached import (
     RUN_EXPIRED_CODE,
@@ -75,6 +80,7 @@ __all__ = [
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "SequenceViolation",
+    "SequenceViolationError",
     "SharedState",
     "Sink",
     "Step",

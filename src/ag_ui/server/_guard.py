@@ -140,7 +140,7 @@ class RunGuard:
 
         When the verifier refuses the event, it is dropped and the list ends with the closing
         events and ``RUN_ERROR`` naming the rule; ``violation`` then holds the verifier's error
-        (the runner raises ``SequenceViolation`` into the agent). Raises ``RunEndedError`` for
+        (the runner raises ``SequenceViolationError`` into the agent). Raises ``RunEndedError`` for
         anything after the terminal event.
         """
         if self.ended:

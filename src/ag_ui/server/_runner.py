@@ -14,7 +14,7 @@ from typing import Any, Optional, Union
 import anyio
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolation
+from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolationError
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.server._guard import RunGuard
@@ -80,12 +80,12 @@ async def run_agent(
             event = _as_event(event)
         await sink(guard.admit(event))
         if guard.violation is not None:
-            raise SequenceViolation(guard.violation)
+            raise SequenceViolationError(guard.violation)
 
     ctx = RunContext(run_input, emit, auth=auth, request=request, debug=debug)
     try:
         result = await _drive(agent(run_input, ctx), emit)
-    except (SequenceViolation, RunEndedError) as exc:
+    except (SequenceViolationError, RunEndedError) as exc:
         if guard.violation is not None:
             logger.warning("run %s stopped: %s", run_input.run_id, guard.violation)
         else:
