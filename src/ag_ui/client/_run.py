@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import copy
 import json
-import warnings
 from typing import Any, Optional
 
-from ag_ui.apply import AgentState, PatchError, apply_event
-from ag_ui.apply._pipeline import PatchFailedWarning
+from ag_ui.apply import AgentState, Reducer
 from ag_ui.client._messages import MESSAGE_ADAPTER
 from ag_ui.client._partial_json import parse_partial_object
 from ag_ui.client.result import RunAgentResult
@@ -98,7 +96,7 @@ class RunProcessor:
         self.count = 0
         self.last_type: Optional[str] = None
         self.run_ended = False
-        self.patch_errors: list[PatchError] = []
+        self._reducer = Reducer()
         self._answered: dict[str, bool] = {}  # tool calls started this run -> got a result
         self._error: Optional[RunError] = None
         self._callbacks = {
@@ -171,17 +169,9 @@ class RunProcessor:
             await self._notify(kind, event, messages_changed, state_changed, existed)
 
     def _apply(self, event: Any) -> None:
-        try:
-            self.agent._agent_state = apply_event(self.agent._agent_state, event)
-        except PatchError as error:
-            # As in TypeScript: a patch that does not apply is skipped, the run continues.
-            self.agent._agent_state = error.agent_state
-            self.patch_errors.append(error)
-            warnings.warn(
-                f"{event.type.value} could not be applied and was skipped: {error}",
-                PatchFailedWarning,
-                stacklevel=2,
-            )
+        # As in TypeScript: a patch that does not apply is skipped (with a warning), the run
+        # continues.
+        self.agent._agent_state = self._reducer.reduce(self.agent._agent_state, event)
 
     def _event_params(self, params: SubscriberParams, kind: str, event: Any) -> None:
         state = self.agent._agent_state

@@ -30,7 +30,6 @@ from ag_ui.client._connect import ConnectMixin
 from ag_ui.client._conversation import ConversationMixin
 from ag_ui.client._http_events import http_events
 from ag_ui.client._messages import as_message
-from ag_ui.client._pipeline import RunPipeline
 from ag_ui.client._run import RunProcessor, finalize_run, initialize_run, report_failure
 from ag_ui.client.debug import DebugConfig, DebugLog, DebugOption, resolve_debug
 from ag_ui.client.downgrade import downgrade_middlewares
@@ -57,6 +56,7 @@ from ag_ui.core.errors import AGUIError, IncompleteStreamError, TransportError
 from ag_ui.core.types import Context, Interrupt, Message, ResumeEntry, RunAgentInput, Tool
 from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
+from ag_ui.verify import StreamVerifier
 
 __all__ = ["HttpAgent"]
 
@@ -90,6 +90,16 @@ def _log_run_end(
         threadId=agent.thread_id,
         runId=result.run_id,
     )
+
+
+def _stage_logger(log: DebugLog) -> Callable[[str, Any], None]:
+    def observe(stage: str, event: Any) -> None:
+        if stage == "TRANSFORM":
+            log.event("TRANSFORM", event.type.value, event)
+        else:
+            log.event("VERIFY", "Event:", event)
+
+    return observe
 
 
 class HttpAgent(ConversationMixin, ConnectMixin):
@@ -357,7 +367,11 @@ class HttpAgent(ConversationMixin, ConnectMixin):
             # Joining a run in its middle: the verifier would miss RUN_STARTED and the opening
             # events (the server's guard verified the whole sequence).
             mid_run = connect is not None and not connect.get("lastEventId", ":0").endswith(":0")
-            pipeline = RunPipeline(strict=self.strict and not mid_run, debug=log)
+            stream = StreamVerifier(
+                verify=self.strict and not mid_run,
+                strict_end=False,  # the run checks its end itself (IncompleteStreamError)
+                observer=None if log is None else _stage_logger(log),
+            )
             processor = RunProcessor(self, subscribers, input, result)
             if connect is None:
                 layers = [*downgrade_middlewares(self._peer_ceiling), *self.middlewares]
@@ -366,7 +380,8 @@ class HttpAgent(ConversationMixin, ConnectMixin):
                 source = http_events(self, None, signal, connect)
             async with closing(source):
                 async for raw in source:
-                    for event in pipeline.expand(raw):
+                    for event in stream.expand(raw):
+                        stream.check(event)
                         await processor.process(event)
                         yield event
                         processor.raise_if_failed()
@@ -377,7 +392,7 @@ class HttpAgent(ConversationMixin, ConnectMixin):
                     processor.describe_incomplete(), events_received=processor.count
                 )
             else:
-                pipeline.finish()
+                stream.finish()
         except ConnectionLostError as exc:
             # The connection broke. After a terminal event nothing was lost: the run stands.
             if processor is None or not processor.run_ended:

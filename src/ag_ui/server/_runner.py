@@ -18,7 +18,6 @@ from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolationErr
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.server._guard import RunGuard
-from ag_ui.server._verify import make_verifier
 from ag_ui.server.context import RunContext, safe_error
 
 __all__ = ["AGENT_ERROR_CODE", "Agent", "Sink", "run_agent"]
@@ -73,7 +72,7 @@ async def run_agent(
     cancelled run yourself (``guard.fail(...)`` closes what the agent left open).
     """
     if guard is None:
-        guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
+        guard = RunGuard(run_input, verify=verify)
 
     async def emit(event: BaseEvent) -> None:
         if not isinstance(event, BaseEvent):
