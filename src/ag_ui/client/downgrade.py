@@ -22,7 +22,7 @@ import warnings
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ag_ui.client.middleware import Middleware, NextAgent
+from ag_ui.client._middleware import Middleware, NextAgent
 from ag_ui.core.decoding import AnyEvent, parse_any_event
 from ag_ui.core.types import RunAgentInput
 
