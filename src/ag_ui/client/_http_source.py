@@ -16,11 +16,11 @@ from typing import Optional, Union
 
 import httpx
 
-from ag_ui._aiter import closing
 from ag_ui.client._config import HttpConfig
 from ag_ui.client._cursor import ResumeCursor
 from ag_ui.client._reconnect import Reconnect, connect_url, resumable_events
 from ag_ui.client._transport import AbortSignal, new_http_client, stream_events
+from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.types import RunAgentInput
 

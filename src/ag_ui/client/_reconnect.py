@@ -18,9 +18,9 @@ from typing import Any, Optional
 
 import anyio
 
-from ag_ui._aiter import closing
 from ag_ui.client._cursor import ResumeCursor
 from ag_ui.client._transport import AbortSignal, ConnectionLostError
+from ag_ui.core._aiter import closing
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import HTTPStatusError, IdleTimeoutError, TransportError

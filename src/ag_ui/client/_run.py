@@ -20,7 +20,6 @@ from typing import Optional
 
 import anyio
 
-from ag_ui._aiter import closing
 from ag_ui.client._config import HttpConfig
 from ag_ui.client._conversation import Conversation
 from ag_ui.client._debug import DebugLog
@@ -29,6 +28,7 @@ from ag_ui.client._reconnect import Reconnect
 from ag_ui.client._result import RunAgentResult
 from ag_ui.client._subscribers import AgentView, SubscriberParams, run_subscribers
 from ag_ui.client._transport import AbortSignal
+from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (
     AGUIError,

@@ -3,9 +3,9 @@
 Import these names from ``ag_ui.client``, the client's one public surface.
 """
 
-from ag_ui._aiter import closing
 from ag_ui.client._event_stream import (
     AgentEventStream,
 )
+from ag_ui.core._aiter import closing
 
 __all__ = ["AgentEventStream", "closing"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from ag_ui._aiter import closing
+from ag_ui.core._aiter import closing
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.core.events import RunErrorEvent
 from ag_ui.encoder import EventEncoder

@@ -18,7 +18,7 @@ from typing import Optional
 import anyio
 from starlette.types import Receive, Send
 
-from ag_ui._aiter import closing
+from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import parse_event
 from ag_ui.core.events import BaseEvent, RunErrorEvent
 from ag_ui.encoder import EventEncoder

@@ -1,4 +1,7 @@
-"""Async-iterator plumbing shared by the client and the server (stdlib only)."""
+"""Async-iterator plumbing shared by the client and the server (stdlib only).
+
+It sits in ``core``, the one layer both may import, and loads nothing at import time.
+"""
 
 from __future__ import annotations
 
