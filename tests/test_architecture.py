@@ -101,7 +101,14 @@ def _imports(module: str) -> list[tuple[str, bool]]:
 
     def visit(node: ast.AST, lazy: bool) -> None:
         for child in ast.iter_child_nodes(node):
+            # Inside a function, or only for the type checker: nothing loaded at import time.
             inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(child, ast.If) and ast.unparse(child.test).endswith("TYPE_CHECKING"):
+                for statement in child.body:
+                    visit(ast.Module(body=[statement], type_ignores=[]), True)
+                for statement in child.orelse:
+                    visit(ast.Module(body=[statement], type_ignores=[]), lazy)
+                continue
             if isinstance(child, ast.Import):
                 found.extend((alias.name, lazy) for alias in child.names)
             elif isinstance(child, ast.ImportFrom):

@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Union
 
+from pydantic import BaseModel
+
 from ag_ui.core._wire import event_type_name
 
 __all__ = ["DebugConfig", "DebugLog", "DebugOption", "resolve_debug"]
@@ -84,7 +86,7 @@ def _wire_name(name: str) -> str:
 class _EventText:
     """Formats an event only if a handler actually emits the record."""
 
-    def __init__(self, event: Any, verbose: bool) -> None:
+    def __init__(self, event: BaseModel, verbose: bool) -> None:
         self.event = event
         self.verbose = verbose
 
@@ -106,7 +108,7 @@ class DebugLog:
     def __init__(self, config: DebugConfig) -> None:
         self.config = config
 
-    def event(self, stage: str, label: str, event: Any, **details: Any) -> None:
+    def event(self, stage: str, label: str, event: BaseModel, **details: object) -> None:
         """An event at a pipeline stage; ``details`` (e.g. why it was dropped) follow it."""
         if not self.config.events or not EVENT_LOGGER.isEnabledFor(logging.DEBUG):
             return
@@ -119,7 +121,7 @@ class DebugLog:
         else:
             EVENT_LOGGER.debug("[%s] %s %s", stage, label, text, extra=extra)
 
-    def lifecycle(self, stage: str, label: str, **data: Any) -> None:
+    def lifecycle(self, stage: str, label: str, **data: object) -> None:
         """A lifecycle step of the run, with its data as JSON."""
         if not self.config.lifecycle or not LIFECYCLE_LOGGER.isEnabledFor(logging.DEBUG):
             return

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import Any, Optional, Protocol
+from typing import TYPE_CHECKING, Optional, Protocol
 
 from ag_ui.core.decoding import AnyEvent, parse_any_event
 from ag_ui.core.errors import (
@@ -25,7 +25,10 @@ from ag_ui.core.errors import (
     UnknownEventTypeError,
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
-from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder, SSEMessage
+
+if TYPE_CHECKING:
+    from ag_ui.proto import FrameDecoder
 
 __all__ = [
     "EventDecoder",
@@ -76,7 +79,7 @@ class SSEEventDecoder:
         """End of stream: the event of an unterminated final message, if any."""
         return self._parse(self.sse.close())
 
-    def _parse(self, messages: list[Any]) -> list[AnyEvent]:
+    def _parse(self, messages: list[SSEMessage]) -> list[AnyEvent]:
         events: list[AnyEvent] = []
         for message in messages:
             index = self._index
@@ -123,7 +126,7 @@ class ProtoEventDecoder:
                 "the agent answered with protobuf frames; install the 'proto' extra: "
                 "pip install 'ag-ui-sdk[proto]'"
             ) from exc
-        self._frames: Any = proto.FrameDecoder(max_frame_size=max_event_size)
+        self._frames: FrameDecoder = proto.FrameDecoder(max_frame_size=max_event_size)
         self.events_decoded = 0
         self.skipped_unknown = 0
 

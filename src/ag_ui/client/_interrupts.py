@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional, Union
 
 from ag_ui.core.errors import InterruptError
-from ag_ui.core.events import RunFinishedEvent, RunFinishedInterruptOutcome
+from ag_ui.core.events import RunFinishedEvent, RunFinishedInterruptOutcome, RunFinishedOutcome
 from ag_ui.core.types import Interrupt, ResumeEntry
 
 __all__ = [
@@ -46,7 +46,7 @@ def is_interrupt_expired(interrupt: Interrupt, now: Optional[datetime] = None) -
     return expires <= (now or datetime.now(timezone.utc))
 
 
-def get_run_outcome(event: RunFinishedEvent) -> Any:
+def get_run_outcome(event: RunFinishedEvent) -> Optional[RunFinishedOutcome]:
     """The outcome of a RUN_FINISHED event (``None`` means success)."""
     return event.outcome
 

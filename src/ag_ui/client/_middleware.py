@@ -13,7 +13,7 @@ above to see. ``agent.use(a, b, c)`` runs a -> b -> c -> transport, events flow 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any, Optional, Protocol, Union
+from typing import Optional, Protocol, Union
 
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
@@ -128,7 +128,7 @@ class _Link:
         return self.middleware.run(input, self.next)
 
 
-def chain(middlewares: Iterable[Any], innermost: NextAgent) -> NextAgent:
+def chain(middlewares: Iterable[MiddlewareLike], innermost: NextAgent) -> NextAgent:
     """Fold middlewares around ``innermost``; the first one is the outermost."""
     layer = innermost
     for middleware in reversed(list(middlewares)):

@@ -64,7 +64,7 @@ class _Unset:
         return False
 
 
-UNSET: Any = _Unset()
+UNSET = _Unset()
 
 _EVENT_CALLBACKS = (
     "on_run_started_event",
@@ -125,8 +125,8 @@ class AgentStateMutation:
     callbacks and ``on_run_failed`` only) stops the remaining subscribers and the default action.
     """
 
-    messages: Any = UNSET
-    state: Any = UNSET
+    messages: Union[Iterable[Union[Message, Mapping[str, Any]]], _Unset] = UNSET
+    state: Any = UNSET  # any JSON value, or UNSET
     stop_propagation: bool = False
 
 
@@ -311,8 +311,9 @@ async def run_subscribers(
             returned = AgentStateMutation(**returned)
         if not isinstance(returned, AgentStateMutation):
             continue
-        if returned.messages is not UNSET and returned.messages is not target.messages:
-            target.messages = copy.deepcopy(list(returned.messages))
+        messages = returned.messages
+        if not isinstance(messages, _Unset) and messages is not target.messages:
+            target.messages = copy.deepcopy(list(messages))
             outcome.messages_changed = True
         if returned.state is not UNSET and returned.state is not target.state:
             target.state = copy.deepcopy(returned.state)

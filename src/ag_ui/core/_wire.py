@@ -1,10 +1,21 @@
-"""Facts of the wire that every layer shares: the media types, the integer bound, type names.
+"""Facts of the wire that every layer shares: the media types, the integer bound, type names,
+and the one error for something fed to a stage that is not an event model.
 
 They sit in ``core`` because the encoder, the protobuf codec, the verifier, the client and the
 server all need them and none of those may depend on another for a constant.
 """
 
-__all__ = ["AGUI_MEDIA_TYPE", "MAX_SAFE_INTEGER", "SSE_MEDIA_TYPE", "event_type_name"]
+from typing import NoReturn
+
+from ag_ui.core.errors import AGUIValidationError
+
+__all__ = [
+    "AGUI_MEDIA_TYPE",
+    "MAX_SAFE_INTEGER",
+    "SSE_MEDIA_TYPE",
+    "event_type_name",
+    "not_an_event",
+]
 
 AGUI_MEDIA_TYPE = "application/vnd.ag-ui.event+proto"
 """The protobuf transport: each frame a 4-byte big-endian length, then one ``ag_ui.Event``."""
@@ -29,3 +40,15 @@ def event_type_name(event: object) -> str:
     """
     kind = getattr(event, "type", None)
     return str(getattr(kind, "value", kind))
+
+
+def not_an_event(obj: object) -> NoReturn:
+    """Raise ``AGUIValidationError`` explaining how to turn ``obj`` into an event."""
+    hint = (
+        " (parse wire JSON with ag_ui.core.parse_any_event first)"
+        if isinstance(obj, (dict, str, bytes))
+        else ""
+    )
+    raise AGUIValidationError(
+        "event", [f"expected an AG-UI event model, got {type(obj).__name__}{hint}"]
+    )
