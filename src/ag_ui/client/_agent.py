@@ -17,17 +17,17 @@ import copy
 import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Callable, Generic, Optional, TypeVar, Union, overload
+from typing import Any, Callable, Optional
 
 import httpx
 
 from ag_ui.apply import AgentState
-from ag_ui.client._config import HttpConfig, ReconnectCallback
+from ag_ui.client._config import HttpConfig, ReconnectCallback, Setting
 from ag_ui.client._conversation import Conversation, MessageLike
 from ag_ui.client._debug import DebugConfig, DebugLog, DebugOption, resolve_debug
 from ag_ui.client._event_stream import AgentEventStream
 from ag_ui.client._http_source import ConnectTarget, http_events
+from ag_ui.client._input import ContextLike, ResumeLike, ToolLike, build_input
 from ag_ui.client._interrupts import check_resume_covers
 from ag_ui.client._middleware import MiddlewareLike, chain
 from ag_ui.client._reconnect import ReconnectPolicy
@@ -42,65 +42,13 @@ from ag_ui.client._subscribers import (
 )
 from ag_ui.client._transport import AbortSignal, fetch_capabilities, new_http_client
 from ag_ui.client.downgrade import downgrade_middlewares
-from ag_ui.client.versions import parse_version
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
-from ag_ui.core.types import Context, Interrupt, Message, ResumeEntry, RunAgentInput, Tool
+from ag_ui.core.types import Interrupt, Message, RunAgentInput
 from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 
-__all__ = ["ContextLike", "HttpAgent", "ResumeLike", "ToolLike"]
-
-ToolLike = Union[Tool, Mapping[str, Any]]
-ContextLike = Union[Context, Mapping[str, Any]]
-ResumeLike = Union[ResumeEntry, Mapping[str, Any]]
-_T = TypeVar("_T")
-_PROTOCOL_1_0 = parse_version(PROTOCOL_VERSION)
-
-
-class _Setting(Generic[_T]):
-    """An ``HttpAgent`` attribute that is a field of its ``HttpConfig``: reading reads the
-    config, assigning replaces the config with a changed copy (checked as at construction)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, agent: None, owner: type) -> _Setting[_T]: ...
-
-    @overload
-    def __get__(self, agent: HttpAgent, owner: Optional[type] = None) -> _T: ...
-
-    def __get__(
-        self, agent: Optional[HttpAgent], owner: Optional[type] = None
-    ) -> Union[_T, _Setting[_T]]:
-        if agent is None:
-            return self
-        value: _T = getattr(agent.config, self.name)
-        return value
-
-    def __set__(self, agent: HttpAgent, value: _T) -> None:
-        changes: dict[str, Any] = {self.name: value}
-        agent.config = dataclasses.replace(agent.config, **changes)
-
-
-@dataclass(frozen=True)
-class _RunOptions:
-    run_id: Optional[str] = None
-    tools: Optional[Sequence[ToolLike]] = None
-    context: Optional[Sequence[ContextLike]] = None
-    forwarded_props: Any = None
-    resume: Optional[Sequence[ResumeLike]] = None
-
-
-class _Transport:
-    """The innermost layer of the middleware chain: ``agent.run(input)``, the request itself."""
-
-    def __init__(self, agent: HttpAgent) -> None:
-        self.agent = agent
-
-    def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
-        return self.agent.run(input)
+__all__ = ["HttpAgent"]
 
 
 class HttpAgent:
@@ -131,14 +79,14 @@ class HttpAgent:
     (``agent.proto = True``) replaces it, and a run under way keeps the one it started with.
     """
 
-    url: _Setting[str] = _Setting()
-    timeout: _Setting[float] = _Setting()
-    idle_timeout: _Setting[Optional[float]] = _Setting()
-    proto: _Setting[bool] = _Setting()
-    max_event_size: _Setting[int] = _Setting()
-    strict: _Setting[bool] = _Setting()
-    reconnect: _Setting[ReconnectPolicy] = _Setting()
-    on_reconnect: _Setting[Optional[ReconnectCallback]] = _Setting()
+    url: Setting[str] = Setting()
+    timeout: Setting[float] = Setting()
+    idle_timeout: Setting[Optional[float]] = Setting()
+    proto: Setting[bool] = Setting()
+    max_event_size: Setting[int] = Setting()
+    strict: Setting[bool] = Setting()
+    reconnect: Setting[ReconnectPolicy] = Setting()
+    on_reconnect: Setting[Optional[ReconnectCallback]] = Setting()
 
     def __init__(
         self,
@@ -345,25 +293,17 @@ class HttpAgent:
         parent_run_id: Optional[str] = None,
     ) -> RunAgentInput:
         """The ``RunAgentInput`` a run would send (activity messages are client-only)."""
-        agent_state = self._conversation.agent_state
-        fields: dict[str, Any] = {
-            "thread_id": self.thread_id,
-            "run_id": run_id or str(uuid.uuid4()),
-            "messages": [m for m in agent_state.messages if m.get("role") != "activity"],
-            "tools": list(tools or []),
-            "context": list(context or []),
-            "state": copy.deepcopy(agent_state.state),
-        }
-        # An agent pinned below 1.0 predates the field; a strict old parser may reject it.
-        if self.config.peer_ceiling >= _PROTOCOL_1_0:
-            fields["protocol_version"] = PROTOCOL_VERSION
-        if forwarded_props is not None:
-            fields["forwarded_props"] = forwarded_props
-        if resume is not None:
-            fields["resume"] = list(resume)
-        if parent_run_id is not None:
-            fields["parent_run_id"] = parent_run_id
-        return RunAgentInput.model_validate(fields)
+        return build_input(
+            self._conversation.agent_state,
+            thread_id=self.thread_id,
+            peer_ceiling=self.config.peer_ceiling,
+            run_id=run_id,
+            tools=tools,
+            context=context,
+            forwarded_props=forwarded_props,
+            resume=resume,
+            parent_run_id=parent_run_id,
+        )
 
     def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
         """The raw events of one run as the transport decodes them (no middleware, no
@@ -389,23 +329,23 @@ class HttpAgent:
         early closes the connection; plain ``async for event in agent.stream()`` works too.
         ``events.result`` holds the ``RunAgentResult`` once the stream is exhausted.
         """
-        options = _RunOptions(run_id, tools, context, forwarded_props, resume)
         config = self.config
 
         def prepare() -> RunAgentInput:
             input = self.prepare_input(
-                run_id=options.run_id,
-                tools=options.tools,
-                context=options.context,
-                forwarded_props=options.forwarded_props,
-                resume=options.resume,
+                run_id=run_id,
+                tools=tools,
+                context=context,
+                forwarded_props=forwarded_props,
+                resume=resume,
             )
             check_resume_covers(self.pending_interrupts, input.resume)
             return input
 
         def source(input: RunAgentInput) -> AsyncIterator[AnyEvent]:
             layers = [*downgrade_middlewares(config.peer_ceiling), *self.middlewares]
-            return chain(layers, _Transport(self)).run(input)
+            # The agent itself is the innermost layer: its run(input) is the request.
+            return chain(layers, self).run(input)
 
         return AgentEventStream(self._new_run(config, subscriber, prepare, source))
 
@@ -471,12 +411,9 @@ class HttpAgent:
         subscriber: Optional[SubscriberLike] = None,
     ) -> AgentEventStream:
         """``connect_agent`` as an ``AgentEventStream`` of processed events."""
-        if last_event_id is not None:
-            target = ConnectTarget("lastEventId", last_event_id)
-        elif run_key is not None:
-            target = ConnectTarget("runKey", run_key)
-        else:
-            target = ConnectTarget("threadId", thread_id or self.thread_id)
+        target = ConnectTarget.of(
+            last_event_id=last_event_id, run_key=run_key, thread_id=thread_id or self.thread_id
+        )
 
         def prepare() -> RunAgentInput:
             input = self.prepare_input()

@@ -6,10 +6,11 @@ replaces its ``HttpConfig``) never changes a run under way.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Optional, Union
+from typing import Any, Generic, Optional, Protocol, TypeVar, Union, overload
 
 from ag_ui.client._debug import DebugConfig, DebugLog
 from ag_ui.client._reconnect import Reconnect, ReconnectPolicy
@@ -17,7 +18,7 @@ from ag_ui.client.versions import parse_version
 from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 
-__all__ = ["HttpConfig", "ReconnectCallback"]
+__all__ = ["HttpConfig", "ReconnectCallback", "Setting"]
 
 ReconnectCallback = Callable[[Reconnect], Union[Awaitable[None], None]]
 """Told (sync or async) about each reconnect attempt before it is made."""
@@ -62,3 +63,37 @@ class HttpConfig:
         object.__setattr__(self, "peer_ceiling", ceiling)
         log = DebugLog(self.debug) if self.debug.enabled else None
         object.__setattr__(self, "debug_log", log)
+
+
+class _HasConfig(Protocol):
+    config: HttpConfig
+
+
+_T = TypeVar("_T")
+
+
+class Setting(Generic[_T]):
+    """An attribute that is a field of its owner's ``config`` (an ``HttpConfig``): reading
+    reads the config, assigning replaces the config with a changed copy (checked as at
+    construction). ``HttpAgent.proto`` and the other settings are these."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, holder: None, owner: type) -> Setting[_T]: ...
+
+    @overload
+    def __get__(self, holder: _HasConfig, owner: Optional[type] = None) -> _T: ...
+
+    def __get__(
+        self, holder: Optional[_HasConfig], owner: Optional[type] = None
+    ) -> Union[_T, Setting[_T]]:
+        if holder is None:
+            return self
+        value: _T = getattr(holder.config, self.name)
+        return value
+
+    def __set__(self, holder: _HasConfig, value: _T) -> None:
+        changes: dict[str, Any] = {self.name: value}
+        holder.config = dataclasses.replace(holder.config, **changes)

@@ -36,6 +36,17 @@ class ConnectTarget:
     name: str
     value: str
 
+    @classmethod
+    def of(
+        cls, *, last_event_id: Optional[str], run_key: Optional[str], thread_id: str
+    ) -> ConnectTarget:
+        """The first of ``last_event_id``, ``run_key`` and ``thread_id`` that is given."""
+        if last_event_id is not None:
+            return cls("lastEventId", last_event_id)
+        if run_key is not None:
+            return cls("runKey", run_key)
+        return cls("threadId", thread_id)
+
     @property
     def params(self) -> Mapping[str, str]:
         """The query parameters of the first request."""

@@ -18,10 +18,11 @@ from typing import Any, Optional
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from ag_ui.client._agent import ContextLike, HttpAgent, ResumeLike, ToolLike
+from ag_ui.client._agent import HttpAgent
 from ag_ui.client._config import ReconnectCallback
 from ag_ui.client._conversation import MessageLike
 from ag_ui.client._debug import DebugOption
+from ag_ui.client._input import ContextLike, ResumeLike, ToolLike
 from ag_ui.client._reconnect import ReconnectPolicy
 from ag_ui.client._result import RunAgentResult
 from ag_ui.client._subscribers import Callback, SubscriberLike, Subscription
