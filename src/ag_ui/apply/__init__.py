@@ -7,6 +7,7 @@
 - ``Reducer``: ``apply_event`` with the rule for patches that fail (keep the state, warn).
 """
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.apply._message_rows import ReducerWarning
 from ag_ui.apply._pipeline import EventPipeline, PatchFailedWarning, Reducer
 from ag_ui.apply._reducer import apply_event

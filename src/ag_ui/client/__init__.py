@@ -20,6 +20,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "ag_ui.client needs httpx; install the 'client' extra: pip install 'ag-ui-sdk[client]'"
     ) from exc
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.apply import PatchFailedWarning
 from ag_ui.client._agent import HttpAgent
 from ag_ui.client._config import HttpConfig
