@@ -48,32 +48,44 @@ def verify(events: Sequence[BaseEvent]) -> None:
     verifier.finish()
 
 
+class _Tap:
+    """A middleware that keeps the events of the current run, as received."""
+
+    def __init__(self) -> None:
+        self.events: list[BaseEvent] = []
+
+    async def __call__(self, input: Any, next: Any) -> Any:
+        async for event in next.run(input):
+            self.events.append(event)
+            yield event
+
+
 async def run_once(
     agent: HttpAgent,
     *,
     run_id: str = "run-1",
     tools: Optional[list[dict[str, Any]]] = None,
 ) -> Run:
-    """One run of ``agent``; a ``RUN_ERROR`` is returned as ``error``, not raised."""
-    events: list[BaseEvent] = []
-
-    async def tap(input: Any, next: Any) -> Any:
-        async for event in next.run(input):
-            events.append(event)
-            yield event
-
-    agent.middlewares = [tap]
+    """One run of ``agent`` (made by ``client``); a ``RUN_ERROR`` is returned as ``error``."""
+    tap = _TAPS[id(agent)]
+    tap.events = []
     result: Optional[RunAgentResult] = None
     error: Optional[RunError] = None
     try:
         result = await agent.run_agent(run_id=run_id, tools=tools)
     except RunError as exc:
         error = exc
-    verify(events)
-    return Run(agent, events, result, error)
+    verify(tap.events)
+    return Run(agent, tap.events, result, error)
+
+
+_TAPS: dict[int, _Tap] = {}
 
 
 def client(url: str, *messages: dict[str, Any], state: Any = None) -> HttpAgent:
-    return HttpAgent(
+    agent = HttpAgent(
         url, thread_id="thread-1", initial_messages=list(messages or [USER]), initial_state=state
     )
+    tap = _TAPS[id(agent)] = _Tap()
+    agent.use(tap)
+    return agent

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ag_ui.client import HttpAgent
 from ag_ui.providers import ModelAgent, OpenAIChat
 from tests.providers.agui_server import AgentServer
 from tests.providers.fake_provider import CHAT, FakeProvider, Reply
@@ -407,7 +408,8 @@ async def test_an_unreachable_provider_is_reported(fake: FakeProvider) -> None:
 async def test_a_client_that_leaves_closes_the_provider_stream(fake: FakeProvider) -> None:
     fake.queue(CHAT, Reply.sse("openai_chat_text.sse", delay=0.3))
     with AgentServer(ModelAgent(chat(fake))) as server:
-        agent = client(server.url)
+        agent = HttpAgent(server.url)  # no middleware: leaving the stream closes the connection
+        agent.add_message(USER)
         async with agent.stream(run_id="run-1") as events:
             async for event in events:
                 if event.type.value == "TEXT_MESSAGE_CONTENT":
