@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ag_ui.core._wire import MAX_SAFE_INTEGER
 from ag_ui.core.token_usage import TokenUsage
 
 __all__ = ["usage_counts"]
 
-_MAX = 2**53 - 1
-
 
 def _count(value: Any) -> Optional[int]:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SAFE_INTEGER:
         return None
     return value
 
