@@ -9,6 +9,9 @@ import pytest
 
 from tests.redis_helpers import RedisServer
 
+# pytester: the test kit's pytest plugin is tested in subprocess pytest runs (tests/testing).
+pytest_plugins = ["pytester"]
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 
