@@ -103,4 +103,5 @@ def test_finding_as_dict_is_the_json_shape() -> None:
         "eventType": "TEXT_MESSAGE_CONTENT",
         "fix": RULES["T2"].fix,
         "aguiValidate": ["AGUI101"],
+        "run": None,
     }

@@ -24,6 +24,9 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.convert",
     "ag_ui.cli.demo",
     "ag_ui.cli.run",
+    "ag_ui.cli.record",
+    "ag_ui.cli.replay",
+    "ag_ui.cli.validate",
 )
 
 

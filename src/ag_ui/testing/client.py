@@ -161,7 +161,12 @@ class AgentClient:
             yield http
 
     def _url(self, suffix: str = "") -> str:
-        return self.url.rstrip("/") + suffix if suffix else self.url
+        """The agent URL, or ``<agent path><suffix>`` with the same query (a token in the query
+        string stays)."""
+        if not suffix:
+            return self.url
+        url = httpx.URL(self.url)
+        return str(url.copy_with(path=url.path.rstrip("/") + suffix))
 
     # -- runs -----------------------------------------------------------------------------------
 
@@ -424,6 +429,24 @@ class Conversation:
         self.context = list(context)
         self.forwarded_props = forwarded_props
         self.results: list[RunResult] = []
+
+    @classmethod
+    def after(cls, client: AgentClient, result: RunResult) -> Conversation:
+        """The conversation as it stands after ``result`` (same thread, tools and context, its
+        messages and state), e.g. to resume the interrupts it ended with."""
+        if result.input is None:
+            raise ValueError("the result carries no run input to continue from")
+        conversation = cls(
+            client,
+            thread_id=result.input.thread_id,
+            messages=[m for m in result.wire_messages if m.get("role") != "activity"],
+            state=result.state,
+            tools=result.input.tools,
+            context=result.input.context,
+            forwarded_props=result.input.forwarded_props,
+        )
+        conversation.results.append(result)
+        return conversation
 
     @property
     def last(self) -> Optional[RunResult]:

@@ -49,6 +49,8 @@ class Finding:
     event_index: Optional[int] = None
     event_type: Optional[str] = None
     severity: Severity = "error"
+    run: Optional[str] = None
+    """Which run of a scenario it is about (``agui validate``), if any."""
 
     @property
     def fix(self) -> str:
@@ -65,10 +67,11 @@ class Finding:
         return rule(self.rule).title
 
     def where(self) -> str:
+        run = f"{self.run}, " if self.run else ""
         if self.event_index is None:
-            return "stream"
+            return self.run or "stream"
         kind = f" {self.event_type}" if self.event_type else ""
-        return f"event {self.event_index}{kind}"
+        return f"{run}event {self.event_index}{kind}"
 
     def __str__(self) -> str:
         return f"[{self.rule}] {self.where()}: {self.message}"
@@ -84,6 +87,7 @@ class Finding:
             "eventType": self.event_type,
             "fix": self.fix,
             "aguiValidate": list(self.agui),
+            "run": self.run,
         }
 
 

@@ -159,15 +159,18 @@ class RunResult:
 
     # -- recording ------------------------------------------------------------------------------
 
-    def recording(self, *, source: Optional[str] = None, header: bool = True) -> bytes:
-        """The run as timed JSON Lines (``ag_ui.recording``): a header, the input and each
-        event with its arrival time. Request headers are never written."""
-        lines = [encode_header(source=source or self.url or None, transport=self._transport())]
-        if not header:
-            lines = []
+    def recording(
+        self, *, source: Optional[str] = None, header: bool = True, offset: float = 0.0
+    ) -> bytes:
+        """The run as timed JSON Lines (``ag_ui.recording``): a header (unless ``header`` is
+        false), the input and each event with its arrival time, ``offset`` seconds added (for
+        the later runs of a multi-run recording). Request headers are never written."""
+        lines = []
+        if header:
+            lines.append(encode_header(source=source or self.url or None, transport=self._transport()))
         if self.input is not None:
-            lines.append(encode_input_line(self.input, at=0.0))
-        lines += [encode_event_line(e, at=t) for e, t in zip(self.events, self.times)]
+            lines.append(encode_input_line(self.input, at=offset))
+        lines += [encode_event_line(e, at=offset + t) for e, t in zip(self.events, self.times)]
         return b"".join(lines)
 
     def _transport(self) -> str:
