@@ -130,6 +130,14 @@ class Verification:
 _EMPTY_STATE: Any = object()
 
 
+def _one_line(message: str) -> str:
+    """Errors listing problems on separate lines, as one line (reports are line-oriented)."""
+    lines = [line.strip().removeprefix("- ") for line in message.splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return message.strip()
+    return lines[0].rstrip(":") + ": " + "; ".join(lines[1:])
+
+
 def _type_name(event: Any) -> Optional[str]:
     kind = getattr(event, "type", None)
     return str(getattr(kind, "value", kind)) if kind is not None else None
@@ -246,7 +254,7 @@ class StreamGrader:
         self._stopped = True
         if self.exception is None:
             self.exception = exc
-        self.findings.append(Finding(rule_id, message, index, event_type))
+        self.findings.append(Finding(rule_id, _one_line(message), index, event_type))
 
     def _patch_failed(self, error: PatchError) -> None:
         self.findings.append(

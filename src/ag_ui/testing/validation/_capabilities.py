@@ -17,6 +17,8 @@ from ag_ui.testing.validation._session import Scenario, Session, event_types, to
 
 __all__ = ["capabilities"]
 
+_ENDPOINT = "GET <url>/capabilities"
+
 
 def _get(capabilities: AgentCapabilities, path: str) -> Optional[bool]:
     value: Any = capabilities
@@ -95,13 +97,16 @@ async def capabilities(session: Session) -> ScenarioResult:
             "capabilities.invalid",
             f"GET <url>/capabilities answered HTTP {response.status_code}: "
             f"{response.text[:200]}",
+            run=_ENDPOINT,
         )
         return scenario.done("the capabilities endpoint failed")
     try:
         declared = AgentCapabilities.model_validate_json(response.content)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
-        scenario.fail("capabilities.invalid", f"not AgentCapabilities JSON: {problems}")
+        scenario.fail(
+            "capabilities.invalid", f"not AgentCapabilities JSON: {problems}", run=_ENDPOINT
+        )
         return scenario.done("the capabilities document is invalid")
     checked = 0
     for path, contradicted_by, observe, meaning in _checks(session):
@@ -130,6 +135,7 @@ async def capabilities(session: Session) -> ScenarioResult:
         scenario.fail(
             "capabilities.contradicted",
             "transport.resumable is true, but no run sent SSE ids to resume from",
+            run="all runs",
         )
     items = declared.tools.items if declared.tools is not None else None
     if items:
