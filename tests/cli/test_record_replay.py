@@ -34,29 +34,47 @@ def demo_url() -> Iterator[str]:
 
 def test_record_writes_a_timed_multi_turn_recording(demo_url: str, tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
-    done = agui("record", demo_url + "?token=secret", "-m", "weather in Oslo", "-m", "book a table",
-                "-o", str(out), "--header", "Authorization: Bearer hunter2")
+    done = agui(
+        "record",
+        demo_url + "?token=secret",
+        "-m",
+        "weather in Oslo",
+        "-m",
+        "book a table",
+        "-o",
+        str(out),
+        "--header",
+        "Authorization: Bearer hunter2",
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert re.fullmatch(r"run 1: \d+ events in \d+\.\d\d s, legal \(success\)", lines[0])
     assert re.fullmatch(r"run 2: \d+ events in \d+\.\d\d s, legal \(interrupt\)", lines[1])
     assert lines[2] == f"recorded 2 runs to {out}"
     data = out.read_bytes()
-    assert b"hunter2" not in data and b"secret" not in data  # no headers, no query string
+    assert b"hunter2" not in data
+    assert b"secret" not in data
     recording = read_recording(data)
-    assert recording.header["source"] == demo_url and recording.header["transport"] == "sse"
+    assert recording.header["source"] == demo_url
+    assert recording.header["transport"] == "sse"
     assert recording.header["capabilities"]["identity"]["name"] == "ag-ui-demo"
-    assert recording.timed and len(recording.runs) == 2
+    assert recording.timed
+    assert len(recording.runs) == 2
     first, second = recording.runs
-    assert first.input is not None and second.input is not None
+    assert first.input is not None
+    assert second.input is not None
     assert second.input.thread_id == first.input.thread_id  # one conversation
     assert [m.role for m in second.input.messages][-1] == "user"
-    assert first.at == 0.0 and second.at is not None and second.at > first.events[-1].at  # type: ignore[operator]
+    assert first.at == 0.0
+    assert second.at is not None
+    assert second.at > first.events[-1].at
     ats = [e.at for run in recording.runs for e in run.events]
     assert ats == sorted(ats)
     for run in recording.runs:
         assert run.input is not None
-        graded = grade_events([e.event for e in run.events], messages=run.input.messages, state=run.input.state)
+        graded = grade_events(
+            [e.event for e in run.events], messages=run.input.messages, state=run.input.state
+        )
         assert graded.ok, graded
 
 
@@ -69,7 +87,8 @@ def test_record_over_protobuf_to_stdout(demo_url: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr.decode().startswith("run 1: ")
     recording = read_recording(done.stdout)
-    assert recording.header["transport"] == "proto" and recording.events[-1].type.value == "RUN_FINISHED"
+    assert recording.header["transport"] == "proto"
+    assert recording.events[-1].type.value == "RUN_FINISHED"
 
 
 def test_record_exits_1_when_the_run_fails(demo_url: str, tmp_path: Path) -> None:
@@ -83,30 +102,50 @@ def test_record_exits_1_when_the_run_fails(demo_url: str, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["http://127.0.0.1:9/agent", "-m", "x", "-o", "{out}"], "agui record: GET http://127.0.0.1:9/agent/capabilities failed"),
-        (["127.0.0.1:9/agent", "-m", "x", "-o", "{out}"], "URL must start with http:// or https://"),
-        (["http://127.0.0.1:9/agent", "-m", "x", "-o", "{out}", "--state", "{"], "--state is not valid JSON"),
-        (["http://127.0.0.1:9/agent", "-m", "x", "-o", "{out}", "--header", "nocolon"], "--header must look like"),
-        (["http://127.0.0.1:9/agent", "-o", "{out}"], "the following arguments are required: -m/--message"),
+        (
+            ["http://127.0.0.1:9/agent", "-m", "x", "-o", "{out}"],
+            "agui record: GET http://127.0.0.1:9/agent/capabilities failed",
+        ),
+        (
+            ["127.0.0.1:9/agent", "-m", "x", "-o", "{out}"],
+            "URL must start with http:// or https://",
+        ),
+        (
+            ["http://127.0.0.1:9/agent", "-m", "x", "-o", "{out}", "--state", "{"],
+            "--state is not valid JSON",
+        ),
+        (
+            ["http://127.0.0.1:9/agent", "-m", "x", "-o", "{out}", "--header", "nocolon"],
+            "--header must look like",
+        ),
+        (
+            ["http://127.0.0.1:9/agent", "-o", "{out}"],
+            "the following arguments are required: -m/--message",
+        ),
     ],
 )
 def test_record_bad_input_is_one_line(args: list[str], message: str, tmp_path: Path) -> None:
     done = agui("record", *[a.replace("{out}", str(tmp_path / "x.jsonl")) for a in args])
     assert done.returncode in (1, 2)
-    assert message in done.stderr and "Traceback" not in done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_record_to_an_unwritable_file(demo_url: str, tmp_path: Path) -> None:
     done = agui("record", demo_url, "-m", "hi", "-o", str(tmp_path / "missing" / "x.jsonl"))
     assert done.returncode == 2
-    assert "agui record: cannot write" in done.stderr and "No such file or directory" in done.stderr
+    assert "agui record: cannot write" in done.stderr
+    assert "No such file or directory" in done.stderr
 
 
 @contextmanager
 def replaying(*args: str) -> Iterator[tuple[str, str]]:
     """``agui replay ... --port 0`` in a subprocess; yields (agent URL, first output line)."""
     process = subprocess.Popen(
-        [*AGUI, "replay", *args, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*AGUI, "replay", *args, "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
@@ -130,14 +169,20 @@ def test_replay_serves_the_recording_with_its_timing(demo_url: str, tmp_path: Pa
     recorded = read_recording(out.read_bytes()).runs[0]
     span = recorded.events[-1].at - recorded.events[0].at  # type: ignore[operator]
     with replaying(str(out), "--speed", "2") as (url, banner):
-        assert re.fullmatch(r"Replaying .*weather\.jsonl \(1 run, \d+ events, recorded timing x2\)", banner)
+        assert re.fullmatch(
+            r"Replaying .*weather\.jsonl \(1 run, \d+ events, recorded timing x2\)", banner
+        )
         client = AgentClient(url=url)
         sse = client.run_sync("anything")
         binary = client.run_sync("anything", proto=True)
         capabilities = anyio.run(client.capabilities)
-    assert capabilities is not None and capabilities.identity is not None
+    assert capabilities is not None
+    assert capabilities.identity is not None
     assert capabilities.identity.name == "ag-ui-demo"  # from the recording's header
-    assert sse.ok and sse.text.endswith("in Oslo.") and binary.ok and binary.proto
+    assert sse.ok
+    assert sse.text.endswith("in Oslo.")
+    assert binary.ok
+    assert binary.proto
     assert [e.type for e in sse.events] == [e.event.type for e in recorded.events]
     replay_span = sse.times[-1] - sse.times[0]
     assert replay_span >= span / 2 * 0.8  # paced, never faster than asked (sleeps end late)
@@ -146,7 +191,11 @@ def test_replay_serves_the_recording_with_its_timing(demo_url: str, tmp_path: Pa
 def test_replay_instant_and_match(tmp_path: Path) -> None:
     lines = [{"aguiRecording": 1}]
     for text, answer in (("hi", "hello"), ("bye", "ciao")):
-        body = {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": text}]}
+        body = {
+            "threadId": "t",
+            "runId": "r",
+            "messages": [{"id": "u", "role": "user", "content": text}],
+        }
         lines.append({"at": 0.0, "input": body})
         for event in (
             {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
@@ -170,7 +219,11 @@ def test_replay_instant_and_match(tmp_path: Path) -> None:
         (b"<html>", [], "agui replay: cannot tell the input format"),
         (b"", [], "agui replay: the recording is empty"),
         (b'{"aguiRecording": 1}\n', [], "holds no events"),
-        (b'{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}\n', ["--speed", "0"], "--speed must be > 0"),
+        (
+            b'{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}\n',
+            ["--speed", "0"],
+            "--speed must be > 0",
+        ),
     ],
 )
 def test_replay_bad_input_is_one_line(
@@ -181,7 +234,8 @@ def test_replay_bad_input_is_one_line(
         path.write_bytes(content)
     done = agui("replay", str(path), *args, "--port", "0", timeout=30)
     assert done.returncode in (1, 2)
-    assert message in done.stderr and "Traceback" not in done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_replay_on_a_busy_port(tmp_path: Path) -> None:

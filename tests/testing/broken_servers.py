@@ -59,7 +59,9 @@ def _replaying(body: bytes, receive: Any) -> Callable[[], Awaitable[dict[str, An
 
 
 async def _answer(send: Any, status: int, body: bytes, kind: bytes = b"application/json") -> None:
-    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", kind)]})
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [(b"content-type", kind)]}
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -263,7 +265,7 @@ def crashing_on_bad_json() -> App:
     async def judge(exchange: dict[str, Any], body: bytes) -> bool:
         try:
             value = json.loads(body)
-            value["threadId"]  # noqa: B018 - the unguarded lookup is the point
+            value["threadId"]
         except (ValueError, KeyError, TypeError):
             await _answer(exchange["send"], 500, b"Internal Server Error", b"text/plain")
             return True
@@ -275,7 +277,7 @@ def crashing_on_bad_json() -> App:
 def accepting_anything() -> App:
     async def judge(exchange: dict[str, Any], body: bytes) -> bool:
         try:
-            json.loads(body)["threadId"]  # noqa: B018
+            json.loads(body)["threadId"]
         except (ValueError, KeyError, TypeError):
             frames = (
                 b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n'
@@ -305,7 +307,9 @@ def malformed_frame() -> Any:
 
 
 def schema_invalid() -> Any:
-    return FaultyApp(demo(), Malformed(before_event=2, frame=b'data: {"type":"TEXT_MESSAGE_CONTENT"}\n\n'))
+    return FaultyApp(
+        demo(), Malformed(before_event=2, frame=b'data: {"type":"TEXT_MESSAGE_CONTENT"}\n\n')
+    )
 
 
 def optional_null() -> Any:

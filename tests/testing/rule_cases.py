@@ -59,7 +59,12 @@ RULE_CASES: dict[str, tuple[list[dict[str, Any]], Any]] = {
     "N1": ([S, {"type": "CUSTOM", "name": "x", "value": 1, "subagentRunId": None}, F], 1),
     "N2": ([S, sub("STARTED", description=None), sub("FINISHED"), F], 1),
     "N4": (
-        [S, sub("STARTED"), sub("FINISHED", outcome={"type": "suspended", "interruptIds": None}), F],
+        [
+            S,
+            sub("STARTED"),
+            sub("FINISHED", outcome={"type": "suspended", "interruptIds": None}),
+            F,
+        ],
         2,
     ),
     "N6": (
@@ -82,7 +87,9 @@ RULE_CASES: dict[str, tuple[list[dict[str, Any]], Any]] = {
                 "input": {
                     "threadId": "t",
                     "runId": "r",
-                    "messages": [{"id": "u", "role": "user", "content": "x", "subagentRunId": None}],
+                    "messages": [
+                        {"id": "u", "role": "user", "content": "x", "subagentRunId": None}
+                    ],
                 },
             },
             F,
@@ -139,7 +146,11 @@ RULE_CASES: dict[str, tuple[list[dict[str, Any]], Any]] = {
     "wire.optional-null": ([S, tm("START", name=None), tm("END"), F], 1),
     "tool.args-json": ([S, tc("START"), tc("ARGS", delta='"city": "Paris"}'), tc("END"), F], 3),
     "state.patch": (
-        [S, {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/missing", "value": 1}]}, F],
+        [
+            S,
+            {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/missing", "value": 1}]},
+            F,
+        ],
         1,
     ),
 }

@@ -29,16 +29,19 @@ async def test_each_chunk_arrives_while_the_app_is_still_running() -> None:
         await ctx.say("second")
 
     transport = ASGIStreamTransport(create_app(agent))
-    async with httpx.AsyncClient(transport=transport, base_url="http://agent") as http:
-        async with http.stream("POST", "/agent", json=run_body()) as response:
-            assert response.status_code == 200
-            seen = b""
-            with anyio.fail_after(5):
-                async for chunk in response.aiter_raw():
-                    seen += chunk
-                    if b'"first"' in seen:
-                        first_read.set()
-            assert b'"second"' in seen and seen.endswith(b'"RUN_FINISHED","threadId":"t1","runId":"r1"}\n\n')
+    async with (
+        httpx.AsyncClient(transport=transport, base_url="http://agent") as http,
+        http.stream("POST", "/agent", json=run_body()) as response,
+    ):
+        assert response.status_code == 200
+        seen = b""
+        with anyio.fail_after(5):
+            async for chunk in response.aiter_raw():
+                seen += chunk
+                if b'"first"' in seen:
+                    first_read.set()
+        assert b'"second"' in seen
+        assert seen.endswith(b'"RUN_FINISHED","threadId":"t1","runId":"r1"}\n\n')
 
 
 async def test_closing_the_response_disconnects_and_cancels_the_agent() -> None:
@@ -79,12 +82,12 @@ async def test_an_app_that_stops_mid_body_looks_like_a_cut_connection() -> None:
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"partial", "more_body": True})
 
-    async with httpx.AsyncClient(
-        transport=ASGIStreamTransport(app), base_url="http://agent"
-    ) as http:
-        async with http.stream("GET", "/") as response:
-            with pytest.raises(httpx.RemoteProtocolError, match="without sending complete"):
-                await response.aread()
+    async with (
+        httpx.AsyncClient(transport=ASGIStreamTransport(app), base_url="http://agent") as http,
+        http.stream("GET", "/") as response,
+    ):
+        with pytest.raises(httpx.RemoteProtocolError, match="without sending complete"):
+            await response.aread()
 
 
 async def test_an_exception_before_the_response_is_raised(caplog: pytest.LogCaptureFixture) -> None:
@@ -95,8 +98,9 @@ async def test_an_exception_before_the_response_is_raised(caplog: pytest.LogCapt
     async with httpx.AsyncClient(
         transport=ASGIStreamTransport(app, lifespan=False), base_url="http://agent"
     ) as http:
-        with caplog.at_level(logging.ERROR, "ag_ui.testing"), pytest.raises(
-            ValueError, match="the app is broken"
+        with (
+            caplog.at_level(logging.ERROR, "ag_ui.testing"),
+            pytest.raises(ValueError, match="the app is broken"),
         ):
             await http.get("/")
     assert "exception in ASGI application" in caplog.text

@@ -43,7 +43,8 @@ async def test_an_illegal_stream_names_rule_event_fix_and_neighbours() -> None:
     ]
     assert "  fix: Send TEXT_MESSAGE_START for the messageId before its content" in message
     assert '   ->    1 TEXT_MESSAGE_CONTENT messageId="m" delta="a"' in message
-    assert "         0 RUN_STARTED" in message and "... 3 later events" in message
+    assert "         0 RUN_STARTED" in message
+    assert "... 3 later events" in message
 
 
 def test_the_end_rule_can_be_relaxed() -> None:
@@ -57,11 +58,14 @@ def test_warnings_fail_only_when_asked() -> None:
     from ag_ui.testing import Finding, StreamGrader
 
     grader = StreamGrader()
-    grader.note(Finding("wire.unknown-event", "frame 3: unknown event type 'X'", 3, severity="warning"))
+    grader.note(
+        Finding("wire.unknown-event", "frame 3: unknown event type 'X'", 3, severity="warning")
+    )
     for event in run():
         grader.feed(parse_any_event(event))
     verification = grader.finish()
-    assert verification.ok and len(verification.warnings) == 1
+    assert verification.ok
+    assert len(verification.warnings) == 1
 
 
 async def test_conversation_equality_ignores_ids_by_default() -> None:
@@ -75,7 +79,10 @@ async def test_conversation_equality_ignores_ids_by_default() -> None:
                 {
                     "id": "my-call",
                     "type": "function",
-                    "function": {"name": "confirm_booking", "arguments": '{"request":"book a table"}'},
+                    "function": {
+                        "name": "confirm_booking",
+                        "arguments": '{"request":"book a table"}',
+                    },
                 }
             ],
         },
@@ -88,7 +95,8 @@ async def test_conversation_equality_ignores_ids_by_default() -> None:
         "the conversation differs from the expected one: message 1 (assistant): content is "
         '"I can book that, but I need your confirmation first.", expected "Sure!"'
     )
-    assert "--- expected" in message and "+++ actual" in message
+    assert "--- expected" in message
+    assert "+++ actual" in message
     renamed = [{**result.wire_messages[0], "id": "other"}, *result.wire_messages[1:]]
     assert_conversation(result, renamed)
     with pytest.raises(AssertionError, match=r'message 0 \(user\): id is "user-'):
@@ -99,7 +107,9 @@ async def test_conversation_equality_ignores_ids_by_default() -> None:
 async def test_golden_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     golden = tmp_path / "golden" / "weather.jsonl"
     first = await AgentClient(create_demo_app()).run("weather in Paris")
-    with pytest.raises(AssertionError, match="does not exist: create it with pytest --agui-update-golden"):
+    with pytest.raises(
+        AssertionError, match="does not exist: create it with pytest --agui-update-golden"
+    ):
         assert_golden(first, golden)
     assert_golden(first, golden, update=True)
     second = await AgentClient(create_demo_app()).run("weather in Paris")
@@ -110,7 +120,8 @@ async def test_golden_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     other = await AgentClient(create_demo_app()).run("weather in Rome")
     with pytest.raises(AssertionError) as failure:
         assert_golden(other, golden)
-    assert "differs from golden stream" in str(failure.value) and "+" in str(failure.value)
+    assert "differs from golden stream" in str(failure.value)
+    assert "+" in str(failure.value)
     monkeypatch.setenv("AGUI_UPDATE_GOLDEN", "1")
     assert_golden(other, golden)
     monkeypatch.delenv("AGUI_UPDATE_GOLDEN")
@@ -120,11 +131,26 @@ async def test_golden_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_normalisation_keeps_references_consistent() -> None:
     events = [
         {"type": "TEXT_MESSAGE_START", "messageId": "abc", "timestamp": 5},
-        {"type": "TOOL_CALL_START", "toolCallId": "xyz", "toolCallName": "f", "parentMessageId": "abc"},
+        {
+            "type": "TOOL_CALL_START",
+            "toolCallId": "xyz",
+            "toolCallName": "f",
+            "parentMessageId": "abc",
+        },
         {"type": "TOOL_CALL_RESULT", "messageId": "r9", "toolCallId": "xyz", "content": "ok"},
     ]
     assert normalize_events(parse_any_event(e) for e in events) == [
         {"type": "TEXT_MESSAGE_START", "messageId": "message-1", "role": "assistant"},
-        {"type": "TOOL_CALL_START", "toolCallId": "tool-call-1", "toolCallName": "f", "parentMessageId": "message-1"},
-        {"type": "TOOL_CALL_RESULT", "messageId": "message-2", "toolCallId": "tool-call-1", "content": "ok"},
+        {
+            "type": "TOOL_CALL_START",
+            "toolCallId": "tool-call-1",
+            "toolCallName": "f",
+            "parentMessageId": "message-1",
+        },
+        {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": "message-2",
+            "toolCallId": "tool-call-1",
+            "content": "ok",
+        },
     ]

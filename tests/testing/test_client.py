@@ -23,16 +23,23 @@ async def test_a_run_returns_events_messages_state_and_grade(proto: bool) -> Non
     result = await AgentClient(create_demo_app()).run(
         "weather in Oslo", thread_id="t1", run_id="r1", proto=proto
     )
-    assert result.status == 200 and result.proto is proto
-    assert result.event_types[0] == "RUN_STARTED" and result.event_types[-1] == "RUN_FINISHED"
+    assert result.status == 200
+    assert result.proto is proto
+    assert result.event_types[0] == "RUN_STARTED"
+    assert result.event_types[-1] == "RUN_FINISHED"
     assert len(result.times) == len(result.events) == len(result.sse_ids)
     assert result.times == sorted(result.times)
-    assert result.verification.ok and result.ok and result.outcome == "success"
-    assert result.text.startswith("It is ") and result.text.endswith("in Oslo.")
-    assert result.state["last_city"] == "Oslo" and result.state["turns"] == 1
-    assert [m.role for m in result.messages][0] == "user"
+    assert result.verification.ok
+    assert result.ok
+    assert result.outcome == "success"
+    assert result.text.startswith("It is ")
+    assert result.text.endswith("in Oslo.")
+    assert result.state["last_city"] == "Oslo"
+    assert result.state["turns"] == 1
+    assert next(m.role for m in result.messages) == "user"
     assert {m.role for m in result.new_messages} == {"assistant", "tool", "reasoning", "activity"}
-    assert result.input is not None and result.input.run_id == "r1"
+    assert result.input is not None
+    assert result.input.run_id == "r1"
     assert b"RUN_FINISHED" in result.body or proto
 
 
@@ -48,19 +55,23 @@ async def test_a_conversation_keeps_history_state_and_resumes_interrupts() -> No
     async with AgentClient(create_demo_app()) as client:
         conversation = client.conversation()
         booked = await conversation.send("book a table for two")
-        assert booked.outcome == "interrupt" and len(booked.interrupts) == 1
+        assert booked.outcome == "interrupt"
+        assert len(booked.interrupts) == 1
         interrupt = booked.interrupts[0]
         assert interrupt["reason"] == "tool_call"
         resumed = await conversation.resume({interrupt["id"]: {"approved": True}})
-        assert resumed.ok and resumed.text == "Done: your booking is confirmed."
+        assert resumed.ok
+        assert resumed.text == "Done: your booking is confirmed."
         assert conversation.state["booking"] == {"status": "confirmed"}
         assert conversation.state["turns"] == 2
-        assert resumed.input is not None and resumed.input.resume is not None
+        assert resumed.input is not None
+        assert resumed.input.resume is not None
         assert resumed.input.resume[0].payload == {"approved": True}
         third = await conversation.send("hello again")
     sent = third.input.messages if third.input is not None else []
     assert [m.role for m in sent] == ["user", "assistant", "tool", "assistant", "user"]
-    assert third.input is not None and third.input.thread_id == conversation.thread_id
+    assert third.input is not None
+    assert third.input.thread_id == conversation.thread_id
     assert len(conversation.results) == 3
 
 
@@ -73,24 +84,34 @@ async def test_frontend_tool_results_go_back_as_tool_messages() -> None:
         await ctx.call_tool("pick_color", {"options": ["red", "blue"]})
 
     conversation = AgentClient(create_app(agent)).conversation()
-    first = await conversation.send("choose", tools=[{"name": "pick_color", "description": "x", "parameters": {}}])
-    assert first.pending_tool_call_ids and first.input is not None
+    first = await conversation.send(
+        "choose", tools=[{"name": "pick_color", "description": "x", "parameters": {}}]
+    )
+    assert first.pending_tool_call_ids
+    assert first.input is not None
     assert first.input.tools[0].name == "pick_color"
-    second = await conversation.send(tool_results={first.pending_tool_call_ids[0]: {"color": "red"}})
+    second = await conversation.send(
+        tool_results={first.pending_tool_call_ids[0]: {"color": "red"}}
+    )
     assert second.text == 'the tool said {"color":"red"}'
 
 
 async def test_malformed_requests_and_error_bodies() -> None:
     client = AgentClient(create_demo_app())
     bad = await client.post(b"{not json")
-    assert bad.status == 400 and bad.json()["error"]["code"] == "malformed_json"
-    assert bad.events == [] and bad.verification.ok  # a raw post is not a run to grade
+    assert bad.status == 400
+    assert bad.json()["error"]["code"] == "malformed_json"
+    assert bad.events == []
+    assert bad.verification.ok
     wrong_type = await client.post({"threadId": "t"}, content_type="text/plain")
     assert wrong_type.status == 415
     missing = await client.post({"threadId": "t", "runId": "r"})
-    assert missing.status == 422 and "messages" in missing.body.decode()
+    assert missing.status == 422
+    assert "messages" in missing.body.decode()
     streamed = await client.post({"threadId": "t", "runId": "r", "messages": []})
-    assert streamed.status == 200 and streamed.verification.ok and streamed.ok
+    assert streamed.status == 200
+    assert streamed.verification.ok
+    assert streamed.ok
     method = await client.post(b"", method="GET")
     assert method.status == 405
 
@@ -101,7 +122,8 @@ async def test_an_http_error_on_a_run_is_a_finding() -> None:
         await send({"type": "http.response.body", "body": b"overloaded"})
 
     result = await AgentClient(refuse, lifespan=False).run("hi")
-    assert result.status == 503 and not result.ok
+    assert result.status == 503
+    assert not result.ok
     assert str(result.verification) == "[http.status] stream: HTTP 503: overloaded"
 
 
@@ -121,11 +143,15 @@ async def test_reconnect_after_a_cut_gives_the_whole_run_once() -> None:
     agent_app = create_demo_app(store=InMemoryRunStore())
     async with AgentClient(agent_app, faults=[Cut(after_events=5)]) as client:
         cut = await client.run("weather in Lima")
-        assert cut.verification.error is not None and cut.verification.error.rule == "wire.cut"
-        assert len(cut.events) == 5 and cut.last_event_id is not None
+        assert cut.verification.error is not None
+        assert cut.verification.error.rule == "wire.cut"
+        assert len(cut.events) == 5
+        assert cut.last_event_id is not None
     async with AgentClient(agent_app) as client:
         whole = await client.reconnect(cut)
-    assert whole.resumed_at == 5 and whole.verification.ok and whole.ok
+    assert whole.resumed_at == 5
+    assert whole.verification.ok
+    assert whole.ok
     assert whole.text.endswith("in Lima.")
     positions = [int(i.rsplit(":", 1)[1]) for i in whole.sse_ids if i is not None]
     assert positions == list(range(1, len(whole.events) + 1))
@@ -145,7 +171,8 @@ async def test_stop_after_closes_the_connection_and_cancels_the_agent() -> None:
 
     async with AgentClient(create_app(agent)) as client:
         result = await client.run("go", stop_after=4)
-        assert result.cancelled and len(result.events) >= 4
+        assert result.cancelled
+        assert len(result.events) >= 4
         assert result.verification.ok  # a stream the client stopped is not graded for its end
         with anyio.fail_after(5):
             await stopped.wait()
@@ -155,13 +182,15 @@ async def test_silence_longer_than_the_idle_timeout_is_a_finding() -> None:
     client = AgentClient(create_demo_app(), faults=[Stall(5, before_event=2)], idle_timeout=0.2)
     result = await client.run("hello")
     assert result.verification.error is not None
-    assert result.verification.error.rule == "wire.idle" and len(result.events) == 2
+    assert result.verification.error.rule == "wire.idle"
+    assert len(result.events) == 2
 
 
 async def test_capabilities_and_plain_requests() -> None:
     client = AgentClient(create_demo_app())
     capabilities = await client.capabilities()
-    assert capabilities is not None and capabilities.identity is not None
+    assert capabilities is not None
+    assert capabilities.identity is not None
     assert capabilities.identity.name == "ag-ui-demo"
     assert await AgentClient(create_app(_hello)).capabilities() is None
     response = await client.request("GET", "/capabilities")
@@ -171,7 +200,8 @@ async def test_capabilities_and_plain_requests() -> None:
 def test_run_sync_and_a_live_server() -> None:
     with serve(create_demo_app()) as server:
         result = AgentClient(url=server.agent_url()).run_sync("hello")
-    assert result.ok and result.url == server.url + "/agent"
+    assert result.ok
+    assert result.url == server.url + "/agent"
     assert result.text.startswith("Hello from the AG-UI demo agent!")
 
 
@@ -179,8 +209,10 @@ def test_build_input_fills_ids_and_keeps_history() -> None:
     built = build_input(
         "next", messages=[{"id": "u0", "role": "user", "content": "first"}], state={"a": 1}
     )
-    assert [m.id for m in built.messages][0] == "u0" and built.messages[1].content == "next"
-    assert built.thread_id.startswith("thread-") and built.protocol_version == "1.0"
+    assert next(m.id for m in built.messages) == "u0"
+    assert built.messages[1].content == "next"
+    assert built.thread_id.startswith("thread-")
+    assert built.protocol_version == "1.0"
     assert built.state == {"a": 1}
 
 

@@ -60,7 +60,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("proto", [False, True], ids=["sse", "protobuf"])
-@pytest.mark.parametrize(("fault", "events", "rule"), CASES, ids=[type(c[0]).__name__ for c in CASES])
+@pytest.mark.parametrize(
+    ("fault", "events", "rule"), CASES, ids=[type(c[0]).__name__ for c in CASES]
+)
 async def test_each_fault_on_either_side(fault: Any, events: Any, rule: str, proto: bool) -> None:
     for client in both_sides(fault):
         result = await client.run("go", proto=proto)
@@ -73,7 +75,8 @@ async def test_each_fault_on_either_side(fault: Any, events: Any, rule: str, pro
 async def test_reorder_swaps_two_events() -> None:
     result = await AgentClient(script_app(), faults=[Reorder(event=3)]).run("go")
     deltas = [getattr(e, "delta", None) for e in result.events if getattr(e, "delta", None)]
-    assert deltas == ["one ", "three", "two "] and result.verification.ok
+    assert deltas == ["one ", "three", "two "]
+    assert result.verification.ok
 
 
 async def test_a_stall_delays_and_a_keepalive_does_not_count_as_an_event() -> None:
@@ -84,7 +87,8 @@ async def test_a_stall_delays_and_a_keepalive_does_not_count_as_an_event() -> No
 
     app = FaultyApp(create_app(agent, keepalive=0.1), Stall(0.2, before_event=1))
     result = await AgentClient(app).run("go")
-    assert result.ok and b": " in result.body  # the comment went through, uncounted
+    assert result.ok
+    assert b": " in result.body
     assert result.times[1] - result.times[0] >= 0.19
 
 
@@ -105,7 +109,9 @@ async def test_responses_limits_the_faults_to_the_first_ones() -> None:
 async def test_json_error_answers_are_left_alone() -> None:
     app = FaultyApp(script_app(), Cut(after_bytes=0))
     bad = await AgentClient(app).post(b"{")
-    assert bad.status == 400 and bad.json() is not None and app.faulted == 0
+    assert bad.status == 400
+    assert bad.json() is not None
+    assert app.faulted == 0
 
 
 @pytest.mark.parametrize("proto", [False, True], ids=["sse", "protobuf"])
@@ -123,7 +129,8 @@ async def test_httpagent_reports_each_fault(proto: bool) -> None:
             agent.add_message({"id": "u", "role": "user", "content": "go"})
             with pytest.raises(error):
                 await agent.run_agent()
-        assert transport.faulted == 1 and len(transport.requests) == 1
+        assert transport.faulted == 1
+        assert len(transport.requests) == 1
 
 
 async def test_a_cut_on_a_real_socket_reaches_the_client_as_a_broken_connection() -> None:
@@ -140,11 +147,12 @@ async def test_a_cut_on_a_real_socket_reaches_the_client_as_a_broken_connection(
     with serve(FaultyApp(create_app(agent), Cut(after_events=4))) as server:
         agent_client = HttpAgent(server.agent_url())
         agent_client.add_message({"id": "u", "role": "user", "content": "go"})
-        with pytest.raises(IncompleteStreamError, match="events|connection"):
+        with pytest.raises(IncompleteStreamError, match=r"events|connection"):
             await agent_client.run_agent()
         result = await AgentClient(url=server.agent_url()).run("go")
         assert result.verification.error is not None
-        assert result.verification.error.rule == "wire.cut" and len(result.events) == 4
+        assert result.verification.error.rule == "wire.cut"
+        assert len(result.events) == 4
         with anyio.fail_after(5):
             await cancelled.wait()  # the app was told the client left
 

@@ -22,7 +22,8 @@ def test_each_rule_is_reported_at_the_offending_event(rule_id: str) -> None:
     error = verification.error
     assert error is not None
     assert (error.rule, error.event_index) == (rule_id, index)
-    assert error.fix == RULES[rule_id].fix and error.title == RULES[rule_id].title
+    assert error.fix == RULES[rule_id].fix
+    assert error.title == RULES[rule_id].title
 
 
 def test_every_verifier_rule_has_a_case_or_a_reason() -> None:
@@ -33,7 +34,8 @@ def test_every_verifier_rule_has_a_case_or_a_reason() -> None:
 def test_the_catalogue_is_complete_and_stable() -> None:
     assert len(RULES) == len({r.id for r in RULES.values()})
     for entry in RULES.values():
-        assert entry.title and entry.fix.endswith((".", ")"))
+        assert entry.title
+        assert entry.fix.endswith((".", ")"))
         assert all(a.startswith("AGUI") and len(a) == 7 for a in entry.agui)
     # ids a user may have pinned in CI configuration: these must keep existing
     for pinned in ("T2", "END", "wire.frame", "tool.args-json", "state.patch", "reconnect.gap"):
@@ -45,7 +47,9 @@ def test_a_legal_stream_has_no_findings() -> None:
     events = [S, *tm_stream(), tc("START"), tc("ARGS", delta='{"a": 1}'), tc("END")]
     events.append({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"})
     verification = grade_events([parse_any_event(e) for e in events])
-    assert verification.ok and verification.findings == [] and str(verification) == "legal stream"
+    assert verification.ok
+    assert verification.findings == []
+    assert str(verification) == "legal stream"
 
 
 def tm_stream() -> list[dict[str, object]]:
@@ -71,8 +75,10 @@ def test_argument_pieces_are_joined_before_parsing() -> None:
         finished,
     ]
     verification = grade_events([parse_any_event(e) for e in chunked])
-    assert verification.error is not None and verification.error.rule == "tool.args-json"
-    assert "not JSON" in verification.error.message and '"a": 1}' in verification.error.message
+    assert verification.error is not None
+    assert verification.error.rule == "tool.args-json"
+    assert "not JSON" in verification.error.message
+    assert '"a": 1}' in verification.error.message
 
 
 def test_findings_after_the_first_violation_are_not_invented() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-USING_EVERY_FIXTURE = '''
+USING_EVERY_FIXTURE = """
 import httpx
 import pytest
 from ag_ui.server import create_app
@@ -45,9 +45,10 @@ async def test_golden(agui_client, agui_golden):
 
 def test_serve(agui_app, agui_serve):
     server = agui_serve(agui_app)
-    response = httpx.post(server.url + "/agent", json={"threadId": "t", "runId": "r", "messages": []})
+    body = {"threadId": "t", "runId": "r", "messages": []}
+    response = httpx.post(server.url + "/agent", json=body)
     assert response.status_code == 200 and b"plugged in" in response.content
-'''
+"""
 
 
 def test_every_fixture_works_without_a_conftest(pytester: pytest.Pytester) -> None:

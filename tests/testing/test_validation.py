@@ -62,7 +62,8 @@ async def test_each_scenario_rule_fails_on_a_server_that_breaks_it(rule_id: str)
     assert rule_id in {f.rule for f in result.errors}, report.text()
     assert not report.ok
     finding = next(f for f in result.errors if f.rule == rule_id)
-    assert finding.fix == RULES[rule_id].fix and finding.run
+    assert finding.fix == RULES[rule_id].fix
+    assert finding.run
 
 
 @pytest.mark.parametrize("rule_id", sorted(RULE_CASES))
@@ -74,7 +75,9 @@ async def test_each_stream_rule_fails_through_validate(rule_id: str) -> None:
 
 
 def test_every_rule_of_the_catalogue_can_fail() -> None:
-    covered = set(RULE_CASES) | set(UNREACHABLE_FROM_THE_WIRE) | set(BROKEN) | {"wire.unknown-event"}
+    covered = (
+        set(RULE_CASES) | set(UNREACHABLE_FROM_THE_WIRE) | set(BROKEN) | {"wire.unknown-event"}
+    )
     assert sorted(set(RULES) - covered) == []
 
 
@@ -90,22 +93,33 @@ async def test_reports_render_as_text_json_and_junit() -> None:
     report = await validate(factory(), scenarios=["text", "interrupt", "malformed"])
     text = report.text()
     assert text.splitlines()[0] == "agui validate http://testserver/agent"
-    assert "  FAIL  text" in text and "  SKIP  interrupt" in text and "  PASS  malformed" in text
-    assert "error [tool.args-json] tool call arguments are not valid JSON (ag-ui-validate AGUI204)" in text
+    assert "  FAIL  text" in text
+    assert "  SKIP  interrupt" in text
+    assert "  PASS  malformed" in text
+    assert (
+        "error [tool.args-json] tool call arguments are not valid JSON (ag-ui-validate AGUI204)"
+        in text
+    )
     assert "at text run, event 3 TOOL_CALL_END: the arguments of tool call 'c1'" in text
     assert text.splitlines()[-1] == "3 scenarios: 1 passed, 1 failed, 1 not exercised"
     data = json.loads(report.json())
     assert (data["ok"], data["passed"], data["failed"], data["notExercised"]) == (False, 1, 1, 1)
     finding = data["scenarios"][0]["findings"][0]
-    assert finding["rule"] == "tool.args-json" and finding["eventIndex"] == 3
-    assert finding["aguiValidate"] == ["AGUI204"] and finding["run"] == "text run"
+    assert finding["rule"] == "tool.args-json"
+    assert finding["eventIndex"] == 3
+    assert finding["aguiValidate"] == ["AGUI204"]
+    assert finding["run"] == "text run"
     root = ElementTree.fromstring(report.junit())
     suite = root.find("testsuite")
-    assert suite is not None and suite.get("failures") == "1" and suite.get("skipped") == "1"
+    assert suite is not None
+    assert suite.get("failures") == "1"
+    assert suite.get("skipped") == "1"
     cases = {case.get("name"): case for case in suite.iter("testcase")}
     failure = cases["text"].find("failure")
-    assert failure is not None and failure.get("type") == "tool.args-json"
-    assert cases["interrupt"].find("skipped") is not None and cases["malformed"].find("failure") is None
+    assert failure is not None
+    assert failure.get("type") == "tool.args-json"
+    assert cases["interrupt"].find("skipped") is not None
+    assert cases["malformed"].find("failure") is None
 
 
 async def test_unknown_scenarios_and_unreachable_servers() -> None:
@@ -126,5 +140,8 @@ async def test_headers_reach_the_server() -> None:
             seen.append(dict(scope["headers"]).get(b"authorization"))
         await inner(scope, receive, send)
 
-    await validate(AgentClient(recording, headers={"Authorization": "Bearer t0ken"}), scenarios=["text"])
-    assert seen and set(seen) == {b"Bearer t0ken"}
+    await validate(
+        AgentClient(recording, headers={"Authorization": "Bearer t0ken"}), scenarios=["text"]
+    )
+    assert seen
+    assert set(seen) == {b"Bearer t0ken"}

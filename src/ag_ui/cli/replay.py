@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
-from typing import Any
+from typing import Any, Literal
 
 __all__ = ["register"]
 
@@ -57,7 +57,9 @@ def _bind(port: int) -> socket.socket:
         sock.bind(("127.0.0.1", port))
     except OSError as exc:
         sock.close()
-        raise SystemExit(f"agui replay: cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
+        raise SystemExit(
+            f"agui replay: cannot listen on 127.0.0.1:{port}: {exc.strerror}"
+        ) from None
     sock.listen(128)
     sock.setblocking(False)
     return sock
@@ -89,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     if not any(run.events for run in recording.runs):
         print(f"agui replay: {args.file} holds no events", file=sys.stderr)
         return 2
-    pacing = "instant" if args.instant or not recording.timed else "recorded"
+    pacing: Literal["instant", "recorded"] = (
+        "instant" if args.instant or not recording.timed else "recorded"
+    )
     agent = ScriptedAgent.from_recording(
         recording, pacing=pacing, speed=args.speed, select="match" if args.match else "sequence"
     )
@@ -103,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
         timing = "no delays (--instant)"
     else:
         timing = "no delays (the recording has no arrival times)"
-    print(f"Replaying {args.file} ({runs} run{'s' if runs != 1 else ''}, {events} events, {timing})")
+    print(
+        f"Replaying {args.file} ({runs} run{'s' if runs != 1 else ''}, {events} events, {timing})"
+    )
     extra = f" (capabilities: {url}/capabilities)" if agent.capabilities is not None else ""
     print(f"AG-UI agent on {url}{extra}. Ctrl-C stops it.", flush=True)
     config = uvicorn.Config(

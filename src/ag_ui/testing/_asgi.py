@@ -254,7 +254,9 @@ class _ResponseStream(httpx.AsyncByteStream):
             return  # closed by this side
         if not exchange.complete:
             # What a client sees when a server dies or cuts the connection mid-body.
-            cause = f" ({type(exchange.error).__name__}: {exchange.error})" if exchange.error else ""
+            cause = (
+                f" ({type(exchange.error).__name__}: {exchange.error})" if exchange.error else ""
+            )
             raise httpx.RemoteProtocolError(
                 "peer closed connection without sending complete message body" + cause
             )

@@ -246,10 +246,13 @@ class FaultPlan:
         index = self._events
         self._events += 1
         for fault in self.faults:
-            if isinstance(fault, Cut) and fault.after_events is not None:
-                if index >= fault.after_events:
-                    self._cut(actions)
-                    return
+            if (
+                isinstance(fault, Cut)
+                and fault.after_events is not None
+                and index >= fault.after_events
+            ):
+                self._cut(actions)
+                return
         for fault in self.faults:
             if isinstance(fault, Stall) and fault.before_event == index:
                 actions.append(Sleep(fault.seconds))

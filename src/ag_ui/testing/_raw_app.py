@@ -53,8 +53,8 @@ class RawScriptApp:
             return
         path = scope["path"].rstrip("/") or "/"
         if path == self.path + "/capabilities" and self.script.capabilities is not None:
-            body = self.script.capabilities.model_dump(mode="json", by_alias=True)
-            await _json(send, 200, body)
+            document = self.script.capabilities.model_dump(mode="json", by_alias=True)
+            await _json(send, 200, document)
             return
         if path != self.path:
             await _json(send, 404, {"error": {"code": "not_found", "message": "no such route"}})
@@ -64,18 +64,18 @@ class RawScriptApp:
             return
         body = b""
         while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
+            received = await receive()
+            if received["type"] == "http.disconnect":
                 return
-            body += message.get("body", b"")
-            if not message.get("more_body", False):
+            body += received.get("body", b"")
+            if not received.get("more_body", False):
                 break
         try:
             run_input = parse_run_agent_input(body)
         except AGUIValidationError as exc:
             await _json(send, 400, {"error": {"code": "invalid_input", "message": str(exc)}})
             return
-        headers = dict((k.lower(), v) for k, v in scope.get("headers", []))
+        headers = {k.lower(): v for k, v in scope.get("headers", [])}
         encoder = EventEncoder(accept=headers.get(b"accept", b"").decode("latin-1") or None)
         proto = encoder.is_protobuf
         media = AGUI_MEDIA_TYPE if proto else SSE_MEDIA_TYPE

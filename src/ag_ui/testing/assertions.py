@@ -60,7 +60,10 @@ def _events_around(events: Sequence[AnyEvent], index: int) -> list[str]:
 
 def _explain(finding: Finding, events: Sequence[AnyEvent]) -> list[str]:
     agui = f" (ag-ui-validate {', '.join(finding.agui)})" if finding.agui else ""
-    lines = [f"[{finding.rule}] {finding.title}{agui}", f"  at {finding.where()}: {finding.message}"]
+    lines = [
+        f"[{finding.rule}] {finding.title}{agui}",
+        f"  at {finding.where()}: {finding.message}",
+    ]
     lines.append(f"  fix: {finding.fix}")
     if events:
         index = finding.event_index if finding.event_index is not None else len(events) - 1
@@ -157,14 +160,16 @@ def _shown(value: Any) -> str:
 
 
 def _first_difference(actual: list[dict[str, Any]], expected: list[dict[str, Any]]) -> str:
-    for index, (got, want) in enumerate(zip(actual, expected)):
+    for index, (got, want) in enumerate(zip(actual, expected, strict=False)):
         if got != want:
             keys = sorted(set(got) | set(want))
             for key in keys:
                 if got.get(key, _ABSENT) != want.get(key, _ABSENT):
+                    role = want.get("role", got.get("role"))
+                    was, wanted = got.get(key, _ABSENT), want.get(key, _ABSENT)
                     return (
-                        f"message {index} ({want.get('role', got.get('role'))}): {key} is "
-                        f"{_shown(got.get(key, _ABSENT))}, expected {_shown(want.get(key, _ABSENT))}"
+                        f"message {index} ({role}): {key} is {_shown(was)}, "
+                        f"expected {_shown(wanted)}"
                     )
     if len(actual) != len(expected):
         return f"{len(actual)} messages, expected {len(expected)}"

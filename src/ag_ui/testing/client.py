@@ -67,7 +67,9 @@ def build_input(
     message; fresh UUIDs for missing ids; ``protocolVersion`` 1.0."""
     wire_messages = [_wire(m) for m in messages if _wire(m).get("role") != "activity"]
     if message is not None:
-        wire_messages.append({"id": f"user-{uuid.uuid4().hex[:12]}", "role": "user", "content": message})
+        wire_messages.append(
+            {"id": f"user-{uuid.uuid4().hex[:12]}", "role": "user", "content": message}
+        )
     fields: dict[str, Any] = {
         "threadId": thread_id or f"thread-{uuid.uuid4().hex[:12]}",
         "runId": run_id or f"run-{uuid.uuid4().hex[:12]}",
@@ -258,11 +260,14 @@ class AgentClient:
         )
 
     async def request(self, method: str, suffix: str = "", **options: Any) -> httpx.Response:
-        """A plain (non-streamed) request to ``<url><suffix>``, e.g. ``("GET", "/capabilities")``."""
+        """A plain (non-streamed) request to ``<url><suffix>``: ``("GET", "/capabilities")``."""
         async with self._session() as http:
             try:
                 return await http.request(
-                    method, self._url(suffix), headers={**self.headers, **options.pop("headers", {})}, **options
+                    method,
+                    self._url(suffix),
+                    headers={**self.headers, **options.pop("headers", {})},
+                    **options,
                 )
             except httpx.TransportError as exc:
                 raise TransportError(f"{method} {self._url(suffix)} failed: {exc!r}") from exc
@@ -294,7 +299,11 @@ class AgentClient:
         before: Optional[RunResult] = None,
         params: Optional[Mapping[str, str]] = None,
     ) -> RunResult:
-        request_headers = {**self.headers, **headers, "accept": PROTO_ACCEPT if proto else SSE_ACCEPT}
+        request_headers = {
+            **self.headers,
+            **headers,
+            "accept": PROTO_ACCEPT if proto else SSE_ACCEPT,
+        }
         async with self._session() as http:
             request = http.build_request(
                 method, url, content=content, headers=request_headers, params=params
@@ -318,7 +327,9 @@ class AgentClient:
         before: Optional[RunResult],
         url: str,
     ) -> RunResult:
-        result = RunResult(input=input, status=response.status_code, headers=response.headers, url=url)
+        result = RunResult(
+            input=input, status=response.status_code, headers=response.headers, url=url
+        )
         strict_end = self.strict_end and stop_after is None
         grader = (
             StreamGrader(messages=input.messages, state=input.state, strict_end=strict_end)
@@ -340,7 +351,9 @@ class AgentClient:
         if not response.is_success or not streaming:
             result.body = await response.aread()
             if input is not None and not response.is_success:
-                grader.failed("http.status", f"HTTP {response.status_code}: {_snippet(result.body)}")
+                grader.failed(
+                    "http.status", f"HTTP {response.status_code}: {_snippet(result.body)}"
+                )
             elif response.is_success:
                 grader.failed(
                     "wire.content-type",
@@ -357,7 +370,9 @@ class AgentClient:
                     chunk = await anext(chunks, None)
                 if idle.cancelled_caught:
                     grader.failed(
-                        "wire.idle", f"nothing arrived for {self.idle_timeout} s (events so far: {len(result.events)})"
+                        "wire.idle",
+                        f"nothing arrived for {self.idle_timeout} s "
+                        f"(events so far: {len(result.events)})",
                     )
                     break
                 at = anyio.current_time() - started
@@ -465,7 +480,12 @@ class Conversation:
         for call_id, content in (tool_results or {}).items():
             text = content if isinstance(content, str) else _json(content)
             messages.append(
-                {"id": f"tool-{uuid.uuid4().hex[:12]}", "role": "tool", "toolCallId": call_id, "content": text}
+                {
+                    "id": f"tool-{uuid.uuid4().hex[:12]}",
+                    "role": "tool",
+                    "toolCallId": call_id,
+                    "content": text,
+                }
             )
         options: dict[str, Any] = {
             "messages": messages,
@@ -502,7 +522,11 @@ class Conversation:
         return result
 
     async def resume(
-        self, payloads: Optional[Mapping[str, Any]] = None, *, status: str = "resolved", **options: Any
+        self,
+        payloads: Optional[Mapping[str, Any]] = None,
+        *,
+        status: str = "resolved",
+        **options: Any,
     ) -> RunResult:
         """Answer every interrupt of the last run: ``payloads`` by interrupt id (missing ones
         get ``None``), all with ``status`` (``"resolved"`` or ``"cancelled"``)."""

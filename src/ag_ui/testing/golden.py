@@ -34,7 +34,7 @@ def _prefix(key: str) -> str:
 
 
 def _is_id_key(key: str) -> bool:
-    return key == "id" or key.endswith("Id") or key.endswith("Ids")
+    return key == "id" or key.endswith(("Id", "Ids"))
 
 
 class _Ids:
@@ -53,9 +53,7 @@ class _Ids:
 
 def _normalise(value: Any, ids: _Ids, key: str = "") -> Any:
     if isinstance(value, dict):
-        return {
-            k: _normalise(v, ids, k) for k, v in value.items() if k not in _DROPPED
-        }
+        return {k: _normalise(v, ids, k) for k, v in value.items() if k not in _DROPPED}
     if isinstance(value, list):
         return [_normalise(item, ids, key) for item in value]
     if isinstance(value, str) and _is_id_key(key):
@@ -68,7 +66,11 @@ def normalize_events(events: Iterable[Any]) -> list[dict[str, Any]]:
     ids = _Ids()
     out = []
     for event in events:
-        wire = event.model_dump(by_alias=True, mode="json") if hasattr(event, "model_dump") else dict(event)
+        wire = (
+            event.model_dump(by_alias=True, mode="json")
+            if hasattr(event, "model_dump")
+            else dict(event)
+        )
         out.append(_normalise(wire, ids))
     return out
 
@@ -85,7 +87,7 @@ def _update_requested(update: Optional[bool]) -> bool:
 
 def assert_golden(
     subject: Union[RunResult, Iterable[AnyEvent]],
-    path: Union[str, "os.PathLike[str]"],
+    path: Union[str, os.PathLike[str]],
     *,
     update: Optional[bool] = None,
 ) -> None:

@@ -29,7 +29,6 @@ from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (
     AGUIError,
     AGUIValidationError,
-    DecodeError,
     PatchError,
     ProtocolError,
 )
@@ -207,9 +206,7 @@ class StreamGrader:
 
     def skipped(self, description: str, index: Optional[int] = None) -> None:
         """An event of a type this SDK does not know was skipped (a warning)."""
-        self.findings.append(
-            Finding("wire.unknown-event", description, index, severity="warning")
-        )
+        self.findings.append(Finding("wire.unknown-event", description, index, severity="warning"))
         self._index += 1
 
     def decode_failed(self, exc: BaseException, rule_id: str = "wire.frame") -> None:
@@ -235,7 +232,10 @@ class StreamGrader:
                 self._stop(exc, exc.rule or "END", str(exc), None, None)
         findings = sorted(
             self.findings,
-            key=lambda f: (f.severity != "error", f.event_index if f.event_index is not None else 1 << 60),
+            key=lambda f: (
+                f.severity != "error",
+                f.event_index if f.event_index is not None else 1 << 60,
+            ),
         )
         return Verification(findings=findings, exception=self.exception)
 

@@ -167,10 +167,15 @@ class RunResult:
         the later runs of a multi-run recording). Request headers are never written."""
         lines = []
         if header:
-            lines.append(encode_header(source=source or self.url or None, transport=self._transport()))
+            lines.append(
+                encode_header(source=source or self.url or None, transport=self._transport())
+            )
         if self.input is not None:
             lines.append(encode_input_line(self.input, at=offset))
-        lines += [encode_event_line(e, at=offset + t) for e, t in zip(self.events, self.times)]
+        lines += [
+            encode_event_line(e, at=offset + t)
+            for e, t in zip(self.events, self.times, strict=True)
+        ]
         return b"".join(lines)
 
     def _transport(self) -> str:

@@ -316,8 +316,7 @@ _CATALOGUE: tuple[Rule, ...] = (
     Rule(
         "wire.optional-null",
         "an optional field sent as null",
-        "Leave optional fields out instead of sending null (the TypeScript client rejects "
-        "them).",
+        "Leave optional fields out instead of sending null (the TypeScript client rejects them).",
         ("AGUI504",),
     ),
     Rule(

@@ -38,6 +38,7 @@ from ag_ui.core.errors import AGUIValidationError
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.core.types import RunAgentInput, UserMessage
 from ag_ui.recording import RecordedEvent, RecordedRun, Recording, read_recording
+from ag_ui.verify import CompatibilityTranslator
 
 __all__ = ["Pacing", "ScriptedAgent"]
 
@@ -113,8 +114,8 @@ class ScriptedAgent:
         if capabilities is None and isinstance(recording.header.get("capabilities"), dict):
             capabilities = AgentCapabilities.model_validate(recording.header["capabilities"])
         agent = cls.__new__(cls)
-        chosen: Pacing = pacing if pacing is not None else (
-            "recorded" if recording.timed else "instant"
+        chosen: Pacing = (
+            pacing if pacing is not None else ("recorded" if recording.timed else "instant")
         )
         runs = [run for run in recording.runs if run.events]
         agent._setup(runs, chosen, speed, select, keep_ids, capabilities)
@@ -191,24 +192,29 @@ class ScriptedAgent:
             return events
         ids = {"thread_id": run_input.thread_id, "run_id": run_input.run_id}
         return [
-            event.model_copy(update=ids) if event.type in _RETARGETED else event
-            for event in events
+            event.model_copy(update=ids) if event.type in _RETARGETED else event for event in events
         ]
 
     async def stream(self, run_input: RunAgentInput) -> AsyncIterator[AnyEvent]:
         """The paced events answering ``run_input`` (records the request)."""
         self.requests.append(run_input)
         run = self.pick(run_input)
-        for delay, event in zip(self.delays(run), self.events_for(run, run_input)):
+        for delay, event in zip(self.delays(run), self.events_for(run, run_input), strict=True):
             if delay:
                 await anyio.sleep(delay)
             yield event
 
     # -- serving ------------------------------------------------------------------------------
 
-    def __call__(self, run_input: RunAgentInput, ctx: Any) -> AsyncIterator[AnyEvent]:
-        """The agent function: ``create_app(scripted)``."""
-        return self.stream(run_input)
+    async def __call__(self, run_input: RunAgentInput, ctx: Any) -> AsyncIterator[BaseEvent]:
+        """The agent function: ``create_app(scripted)``. The server toolkit speaks 1.0 only, so
+        removed ``THINKING_*`` events of a legacy recording go out as their REASONING_*
+        translation (``raw_app()`` sends them as recorded)."""
+        translator = CompatibilityTranslator()
+        async for event in self.stream(run_input):
+            translated = translator.translate(event)
+            if isinstance(translated, BaseEvent):
+                yield translated
 
     def app(self, path: str = "/agent", **options: Any) -> Any:
         """A Starlette app serving the script at ``POST path`` with the server toolkit

@@ -58,7 +58,9 @@ def _checks(session: Session) -> list[tuple[str, bool, Callable[[], Optional[str
         (
             "reasoning.supported",
             False,
-            lambda: _saw(session, "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CHUNK"),
+            lambda: _saw(
+                session, "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CHUNK"
+            ),
             "streamed reasoning",
         ),
         (
@@ -67,8 +69,18 @@ def _checks(session: Session) -> list[tuple[str, bool, Callable[[], Optional[str
             lambda: _saw(session, "SUBAGENT_STARTED"),
             "ran a subagent (SUBAGENT_STARTED)",
         ),
-        ("human_in_the_loop.interrupts", False, lambda: _interrupted(session), "ended with an interrupt"),
-        ("human_in_the_loop.supported", False, lambda: _interrupted(session), "ended with an interrupt"),
+        (
+            "human_in_the_loop.interrupts",
+            False,
+            lambda: _interrupted(session),
+            "ended with an interrupt",
+        ),
+        (
+            "human_in_the_loop.supported",
+            False,
+            lambda: _interrupted(session),
+            "ended with an interrupt",
+        ),
         ("transport.resumable", False, lambda: _sse_ids(session), "sent SSE ids for resuming"),
         (
             "tools.client_provided",
@@ -95,15 +107,16 @@ async def capabilities(session: Session) -> ScenarioResult:
     if response.status_code != 200:
         scenario.fail(
             "capabilities.invalid",
-            f"GET <url>/capabilities answered HTTP {response.status_code}: "
-            f"{response.text[:200]}",
+            f"GET <url>/capabilities answered HTTP {response.status_code}: {response.text[:200]}",
             run=_ENDPOINT,
         )
         return scenario.done("the capabilities endpoint failed")
     try:
         declared = AgentCapabilities.model_validate_json(response.content)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3]
+        )
         scenario.fail(
             "capabilities.invalid", f"not AgentCapabilities JSON: {problems}", run=_ENDPOINT
         )
@@ -130,7 +143,11 @@ async def capabilities(session: Session) -> ScenarioResult:
                 f"transport.httpBinary is {str(binary).lower()}, but the protobuf run {answered}",
                 run="protobuf run",
             )
-    if _get(declared, "transport.resumable") is True and session.observed and _sse_ids(session) is None:
+    if (
+        _get(declared, "transport.resumable") is True
+        and session.observed
+        and _sse_ids(session) is None
+    ):
         checked += 1
         scenario.fail(
             "capabilities.contradicted",

@@ -67,9 +67,9 @@ def _history_problems(scenario: Scenario, label: str, result: RunResult) -> None
     for index, event in enumerate(result.events):
         if event.type != EventType.MESSAGES_SNAPSHOT:
             continue
+        messages: Any = getattr(event, "messages", [])
         snapshot = {
-            m.get("id"): m
-            for m in (x.model_dump(by_alias=True, mode="json") for x in event.messages)  # type: ignore[attr-defined]
+            m.get("id"): m for m in (x.model_dump(by_alias=True, mode="json") for x in messages)
         }
         for message in sent:
             kept = snapshot.get(message["id"])
@@ -77,8 +77,14 @@ def _history_problems(scenario: Scenario, label: str, result: RunResult) -> None
             if kept is None:
                 problem = f"left out the {message['role']} message {message['id']!r}"
             elif kept.get("role") != message["role"]:
-                problem = f"turned message {message['id']!r} from {message['role']} into {kept.get('role')}"
-            elif isinstance(message.get("content"), str) and kept.get("content") != message["content"]:
+                problem = (
+                    f"turned message {message['id']!r} from {message['role']} into "
+                    f"{kept.get('role')}"
+                )
+            elif (
+                isinstance(message.get("content"), str)
+                and kept.get("content") != message["content"]
+            ):
                 problem = f"changed the content of the {message['role']} message {message['id']!r}"
             if problem is not None:
                 scenario.fail(
@@ -148,7 +154,9 @@ async def tools(session: Session) -> ScenarioResult:
             f"the agent answered its call of the frontend tool {name} itself (TOOL_CALL_RESULT), "
             "so there was nothing for the client to answer"
         )
-    results = {call_id: {"text": "ping"} if call_id in ours else {"ok": True} for call_id in pending}
+    results = {
+        call_id: {"text": "ping"} if call_id in ours else {"ok": True} for call_id in pending
+    }
     second = await session.send(conversation, "tool result", tool_results=results)
     scenario.graded("tool result", second, replace="tool.round-trip")
     for call_id, _tool, index in tool_calls(second):

@@ -96,8 +96,10 @@ class Report:
         width = max((len(s.name) for s in self.scenarios), default=8)
         lines = [f"agui validate {self.target}"]
         for result in self.scenarios:
-            detail = result.summary if result.status != "not exercised" else (
-                f"not exercised: {result.reason}"
+            detail = (
+                result.summary
+                if result.status != "not exercised"
+                else (f"not exercised: {result.reason}")
             )
             lines.append(f"  {_MARK[result.status]}  {result.name:<{width}}  {detail}")
             for finding in result.findings:

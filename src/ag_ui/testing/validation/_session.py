@@ -102,7 +102,9 @@ class Scenario:
 
     def note_run(self, label: str, result: RunResult) -> None:
         self.runs.append(
-            RunSummary(label, result.status, result.content_type, len(result.events), result.outcome)
+            RunSummary(
+                label, result.status, result.content_type, len(result.events), result.outcome
+            )
         )
 
     def fail(
@@ -148,7 +150,7 @@ def same_content(first: RunResult, second: RunResult) -> Optional[int]:
     """``None`` when both streams carry the same events (ids and timestamps aside), else the
     index of the first event that differs."""
     a, b = normalize_events(first.events), normalize_events(second.events)
-    for index, (x, y) in enumerate(zip(a, b)):
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return index
     return None if len(a) == len(b) else min(len(a), len(b))

@@ -66,7 +66,9 @@ async def proto(session: Session) -> ScenarioResult:
     if sse_difference is not None:
         return scenario.done(
             "protobuf stream graded; content not compared: two SSE runs of the same input "
-            f"differed ({_first_difference(runs['SSE run 1'], runs['SSE run 2'], sse_difference)}), "
+            "differed ("
+            + _first_difference(runs["SSE run 1"], runs["SSE run 2"], sse_difference)
+            + "), "
             "the agent is not deterministic"
         )
     difference = same_content(runs["SSE run 1"], binary_run)
@@ -116,11 +118,17 @@ async def reconnect(session: Session) -> ScenarioResult:
             break
     reference = await session.run("reference run")
     if session.deterministic is None:
-        session.deterministic = same_content(reference, await session.run("reference run 2")) is None
+        session.deterministic = (
+            same_content(reference, await session.run("reference run 2")) is None
+        )
     if session.deterministic:
         difference = same_content(resumed, reference)
         if difference is not None:
-            rule = "reconnect.duplicate" if len(resumed.events) > len(reference.events) else "reconnect.gap"
+            rule = (
+                "reconnect.duplicate"
+                if len(resumed.events) > len(reference.events)
+                else "reconnect.gap"
+            )
             scenario.fail(
                 rule,
                 f"the resumed stream ({len(resumed.events)} events) differs from an "
@@ -211,4 +219,6 @@ async def malformed(session: Session) -> ScenarioResult:
                 f"answered {kind} ({len(result.events)} events) instead of a 4xx",
                 run=label,
             )
-    return scenario.done(f"{len(MALFORMED_REQUESTS)} malformed requests answered {', '.join(statuses)}")
+    return scenario.done(
+        f"{len(MALFORMED_REQUESTS)} malformed requests answered {', '.join(statuses)}"
+    )
