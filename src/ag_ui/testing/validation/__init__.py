@@ -6,10 +6,11 @@ app (in process) or an ``AgentClient``, and returns a ``Report``: each scenario 
 (findings with their rule id, run, event index and fix) or not exercised (with why). Rules are
 in ``ag_ui.testing.rules``; docs/validate.md describes every scenario.
 
+>>> import anyio
 >>> from ag_ui.demo import create_demo_app
->>> report = anyio.run(validate, create_demo_app())  # doctest: +SKIP
->>> report.ok
-True
+>>> report = anyio.run(validate, create_demo_app())
+>>> report.ok, report.scenario("text").status
+(True, 'passed')
 """
 
 from __future__ import annotations
