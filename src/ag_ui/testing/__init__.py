@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ag_ui.testing._asgi import ASGIStreamTransport
     from ag_ui.testing.assertions import assert_conversation, assert_legal_stream, describe_event
-    from ag_ui.testing.client import AgentClient, Conversation, build_input
+    from ag_ui.testing.client import AgentClient
+    from ag_ui.testing.conversation import Conversation
     from ag_ui.testing.golden import assert_golden, normalize_events
     from ag_ui.testing.grading import Finding, StreamGrader, Verification, grade_events
+    from ag_ui.testing.inputs import build_input
     from ag_ui.testing.live import LiveServer, serve
     from ag_ui.testing.result import RunResult
     from ag_ui.testing.rules import RULES, Rule
@@ -65,7 +67,7 @@ __all__ = [
 _HOMES = {
     "ASGIStreamTransport": "_asgi",
     "AgentClient": "client",
-    "Conversation": "client",
+    "Conversation": "conversation",
     "Finding": "grading",
     "LiveServer": "live",
     "RULES": "rules",
@@ -79,7 +81,7 @@ _HOMES = {
     "assert_conversation": "assertions",
     "assert_golden": "golden",
     "assert_legal_stream": "assertions",
-    "build_input": "client",
+    "build_input": "inputs",
     "describe_event": "assertions",
     "grade_events": "grading",
     "normalize_events": "golden",

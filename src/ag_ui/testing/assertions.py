@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Union
 
 from ag_ui.core.decoding import AnyEvent
-from ag_ui.testing.client import Conversation
+from ag_ui.testing.conversation import Conversation
 from ag_ui.testing.grading import Finding, Verification, grade_events
 from ag_ui.testing.result import RunResult
 

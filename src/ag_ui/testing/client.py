@@ -19,7 +19,6 @@ through ``ASGIStreamTransport``, which streams.
 from __future__ import annotations
 
 import functools
-import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Optional, Union
@@ -30,62 +29,20 @@ import httpx
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.errors import TransportError
 from ag_ui.core.types import RunAgentInput
-from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.testing._asgi import ASGIApp, ASGIStreamTransport, Lifespan
 from ag_ui.testing._decoding import StreamDecoder, Undecodable, media_type
 from ag_ui.testing._fault_plan import Fault
+from ag_ui.testing.conversation import Conversation
 from ag_ui.testing.faults import FaultyTransport
 from ag_ui.testing.grading import StreamGrader
+from ag_ui.testing.inputs import build_input
 from ag_ui.testing.result import RunResult
 
-__all__ = ["AgentClient", "Conversation", "build_input"]
+__all__ = ["AgentClient"]
 
 SSE_ACCEPT = "text/event-stream"
 PROTO_ACCEPT = "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5"
 IN_PROCESS_BASE = "http://testserver"
-
-
-def _wire(item: Any) -> Any:
-    dump = getattr(item, "model_dump", None)
-    return dump(by_alias=True, mode="json") if dump is not None else item
-
-
-def build_input(
-    message: Optional[str] = None,
-    *,
-    messages: Sequence[Any] = (),
-    state: Any = None,
-    tools: Sequence[Any] = (),
-    context: Sequence[Any] = (),
-    forwarded_props: Any = None,
-    resume: Optional[Sequence[Any]] = None,
-    thread_id: Optional[str] = None,
-    run_id: Optional[str] = None,
-    parent_run_id: Optional[str] = None,
-) -> RunAgentInput:
-    """A ``RunAgentInput``: ``messages`` (models or wire dicts), then ``message`` as a new user
-    message; fresh UUIDs for missing ids; ``protocolVersion`` 1.0."""
-    wire_messages = [_wire(m) for m in messages if _wire(m).get("role") != "activity"]
-    if message is not None:
-        wire_messages.append(
-            {"id": f"user-{uuid.uuid4().hex[:12]}", "role": "user", "content": message}
-        )
-    fields: dict[str, Any] = {
-        "threadId": thread_id or f"thread-{uuid.uuid4().hex[:12]}",
-        "runId": run_id or f"run-{uuid.uuid4().hex[:12]}",
-        "messages": wire_messages,
-        "tools": [_wire(t) for t in tools],
-        "context": [_wire(c) for c in context],
-        "state": {} if state is None else state,
-        "protocolVersion": PROTOCOL_VERSION,
-    }
-    if forwarded_props is not None:
-        fields["forwardedProps"] = forwarded_props
-    if resume is not None:
-        fields["resume"] = [_wire(r) for r in resume]
-    if parent_run_id is not None:
-        fields["parentRunId"] = parent_run_id
-    return RunAgentInput.model_validate(fields)
 
 
 class AgentClient:
@@ -414,135 +371,3 @@ class AgentClient:
 def _snippet(body: bytes, limit: int = 200) -> str:
     text = body.decode("utf-8", "replace")
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-class Conversation:
-    """Several runs on one thread, each sending the conversation so far (and the state).
-
-    ``send("text")`` adds a user message; ``send(tool_results={call_id: result})`` answers
-    frontend tool calls with tool messages; ``send(resume=[...])`` or ``resume()`` answers the
-    interrupts of the last run. ``messages`` and ``state`` follow every run; ``results`` keeps
-    each run's ``RunResult``.
-    """
-
-    def __init__(
-        self,
-        client: AgentClient,
-        *,
-        thread_id: Optional[str] = None,
-        messages: Sequence[Any] = (),
-        state: Any = None,
-        tools: Sequence[Any] = (),
-        context: Sequence[Any] = (),
-        forwarded_props: Any = None,
-    ) -> None:
-        self.client = client
-        self.thread_id = thread_id or f"thread-{uuid.uuid4().hex[:12]}"
-        self.messages: list[dict[str, Any]] = [_wire(m) for m in messages]
-        self.state = state
-        self.tools = list(tools)
-        self.context = list(context)
-        self.forwarded_props = forwarded_props
-        self.results: list[RunResult] = []
-
-    @classmethod
-    def after(cls, client: AgentClient, result: RunResult) -> Conversation:
-        """The conversation as it stands after ``result`` (same thread, tools and context, its
-        messages and state), e.g. to resume the interrupts it ended with."""
-        if result.input is None:
-            raise ValueError("the result carries no run input to continue from")
-        conversation = cls(
-            client,
-            thread_id=result.input.thread_id,
-            messages=[m for m in result.wire_messages if m.get("role") != "activity"],
-            state=result.state,
-            tools=result.input.tools,
-            context=result.input.context,
-            forwarded_props=result.input.forwarded_props,
-        )
-        conversation.results.append(result)
-        return conversation
-
-    @property
-    def last(self) -> Optional[RunResult]:
-        return self.results[-1] if self.results else None
-
-    def next_input(
-        self,
-        message: Optional[str] = None,
-        *,
-        tool_results: Optional[Mapping[str, Any]] = None,
-        resume: Optional[Sequence[Any]] = None,
-        **fields: Any,
-    ) -> RunAgentInput:
-        """The input the next ``send`` would post."""
-        messages = list(self.messages)
-        for call_id, content in (tool_results or {}).items():
-            text = content if isinstance(content, str) else _json(content)
-            messages.append(
-                {
-                    "id": f"tool-{uuid.uuid4().hex[:12]}",
-                    "role": "tool",
-                    "toolCallId": call_id,
-                    "content": text,
-                }
-            )
-        options: dict[str, Any] = {
-            "messages": messages,
-            "state": self.state,
-            "tools": fields.pop("tools", self.tools),
-            "context": fields.pop("context", self.context),
-            "forwarded_props": fields.pop("forwarded_props", self.forwarded_props),
-            "thread_id": self.thread_id,
-            "resume": resume,
-        }
-        options.update(fields)
-        return build_input(message, **options)
-
-    async def send(
-        self,
-        message: Optional[str] = None,
-        *,
-        tool_results: Optional[Mapping[str, Any]] = None,
-        resume: Optional[Sequence[Any]] = None,
-        proto: bool = False,
-        headers: Optional[Mapping[str, str]] = None,
-        stop_after: Optional[int] = None,
-        **fields: Any,
-    ) -> RunResult:
-        """Run the next turn; the conversation then holds the run's messages and state."""
-        input = self.next_input(message, tool_results=tool_results, resume=resume, **fields)
-        result = await self.client.run(
-            input=input, proto=proto, headers=headers, stop_after=stop_after
-        )
-        self.results.append(result)
-        if result.status < 300 and not result.cancelled:
-            self.messages = [m for m in result.wire_messages if m.get("role") != "activity"]
-            self.state = result.state
-        return result
-
-    async def resume(
-        self,
-        payloads: Optional[Mapping[str, Any]] = None,
-        *,
-        status: str = "resolved",
-        **options: Any,
-    ) -> RunResult:
-        """Answer every interrupt of the last run: ``payloads`` by interrupt id (missing ones
-        get ``None``), all with ``status`` (``"resolved"`` or ``"cancelled"``)."""
-        last = self.last
-        if last is None or not last.interrupts:
-            raise ValueError("the last run did not end with interrupts: nothing to resume")
-        entries = []
-        for interrupt in last.interrupts:
-            entry: dict[str, Any] = {"interruptId": interrupt["id"], "status": status}
-            if status == "resolved":
-                entry["payload"] = (payloads or {}).get(interrupt["id"])
-            entries.append(entry)
-        return await self.send(resume=entries, **options)
-
-
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

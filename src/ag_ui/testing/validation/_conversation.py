@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ag_ui.core.events import EventType
-from ag_ui.testing.client import Conversation
+from ag_ui.testing.conversation import Conversation
 from ag_ui.testing.result import RunResult
 from ag_ui.testing.validation._report import ScenarioResult
 from ag_ui.testing.validation._session import (

@@ -8,7 +8,8 @@ import time
 from typing import Any, Optional
 
 from ag_ui.core.events import EventType
-from ag_ui.testing.client import AgentClient, Conversation
+from ag_ui.testing.client import AgentClient
+from ag_ui.testing.conversation import Conversation
 from ag_ui.testing.golden import normalize_events
 from ag_ui.testing.grading import Finding
 from ag_ui.testing.result import RunResult

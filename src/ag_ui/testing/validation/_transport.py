@@ -8,7 +8,7 @@ from typing import Optional
 import anyio
 
 from ag_ui.testing.assertions import describe_event
-from ag_ui.testing.client import build_input
+from ag_ui.testing.inputs import build_input
 from ag_ui.testing.result import RunResult
 from ag_ui.testing.validation._report import ScenarioResult
 from ag_ui.testing.validation._session import Scenario, Session, same_content
