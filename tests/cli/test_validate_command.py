@@ -44,6 +44,19 @@ def test_the_demo_passes_and_exits_0(demo_url: str) -> None:
     assert set(marks.values()) == {"PASS"}
 
 
+def test_a_scenario_message(demo_url: str) -> None:
+    done = agui(
+        "validate",
+        demo_url,
+        "--scenario",
+        "interrupt",
+        "--scenario-message",
+        "interrupt=book a table",
+    )
+    assert done.returncode == 0, done.stdout
+    assert "PASS  interrupt  resumed the interrupt(s) confirm-" in done.stdout
+
+
 def test_json_output_over_a_real_socket(demo_url: str) -> None:
     done = agui(
         "validate", demo_url, "--output", "json", "--scenario", "proto", "--scenario", "reconnect"
@@ -92,6 +105,11 @@ def test_a_faulty_server_fails_with_rule_event_and_fix() -> None:
             "--header must look like 'Name: value'",
         ),
         (["http://127.0.0.1:9/agent", "--timeout", "0"], "--timeout must be > 0"),
+        (["http://127.0.0.1:9/agent", "--scenario-message", "tools"], "must look like NAME=TEXT"),
+        (
+            ["http://127.0.0.1:9/agent", "--scenario-message", "tool=x"],
+            "--scenario-message: unknown scenario 'tool'",
+        ),
     ],
 )
 def test_bad_input_is_one_line(args: list[str], message: str) -> None:

@@ -38,8 +38,8 @@ async def test_not_exercised_scenarios_say_why() -> None:
     reasons = {s.name: s.reason for s in report.scenarios if s.status == "not exercised"}
     assert reasons == {
         "tools": "the agent did not call the offered tool agui_validate_echo",
-        "interrupt": "no run ended with an interrupt; pass --message with a request that makes "
-        "the agent ask for approval (the demo agent: 'book a table')",
+        "interrupt": "no run ended with an interrupt; give a message that makes the agent ask for "
+        "approval (--scenario-message interrupt=TEXT; the demo agent: 'book a table')",
         "reconnect": "the server sends no SSE ids, so a client has nothing to resume from",
     }
 
@@ -145,3 +145,19 @@ async def test_headers_reach_the_server() -> None:
     )
     assert seen
     assert set(seen) == {b"Bearer t0ken"}
+
+
+async def test_a_scenario_can_have_its_own_message() -> None:
+    report = await validate(
+        demo(), scenarios=["text", "interrupt"], messages={"interrupt": "book a table"}
+    )
+    assert report.scenario("text").summary.endswith("characters of assistant text")
+    interrupt = report.scenario("interrupt")
+    assert interrupt.status == "passed", report.text()
+    assert [run.label for run in interrupt.runs] == ["interrupting run", "resume"]
+    nothing = await validate(demo(), scenarios=["interrupt"], messages={"interrupt": "hello"})
+    assert nothing.scenario("interrupt").reason == (
+        "the run for the interrupt message ended with outcome success, not an interrupt"
+    )
+    with pytest.raises(ValueError, match="unknown scenario 'tool'"):
+        await validate(demo(), messages={"tool": "x"})

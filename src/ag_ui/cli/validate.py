@@ -2,9 +2,10 @@
 
 Every stream is graded with the strict verifier; each scenario is reported passed, failed (the
 rule id, the run, the event index and the fix) or not exercised (and why). ``--scenario``
-picks scenarios (repeatable), ``--message`` the first user message, ``--header`` adds HTTP
-headers, ``--output`` is ``text`` (default), ``json`` or ``junit``. Exit status 0 iff nothing
-failed; 2 for bad options. docs/validate.md lists the scenarios and the rule catalogue.
+picks scenarios (repeatable), ``--message`` the first user message (``--scenario-message
+NAME=TEXT`` one scenario's), ``--header`` adds HTTP headers, ``--output`` is ``text``
+(default), ``json`` or ``junit``. Exit status 0 iff nothing failed; 2 for bad options.
+docs/validate.md lists the scenarios and the rule catalogue.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ def register(subparsers: Any) -> None:
         help="run only this scenario (repeatable); default: all",
     )
     parser.add_argument("-m", "--message", default=None, metavar="TEXT", help="first user message")
+    parser.add_argument(
+        "--scenario-message",
+        action="append",
+        default=[],
+        metavar="NAME=TEXT",
+        help="the first user message of one scenario (repeatable), e.g. tools='frontend call' "
+        "or interrupt='book a table'",
+    )
     parser.add_argument(
         "--header", action="append", default=[], metavar="'K: V'", help="HTTP header (repeatable)"
     )
@@ -65,12 +74,22 @@ def run(args: argparse.Namespace) -> int:
         parser.error(f"URL must start with http:// or https://, got {args.url!r}")
     if args.timeout <= 0:
         parser.error("--timeout must be > 0")
+    messages: dict[str, str] = {}
+    for value in args.scenario_message:
+        name, equals, text = value.partition("=")
+        if not equals or not text:
+            parser.error(f"--scenario-message must look like NAME=TEXT, got {value!r}")
+        if name not in SCENARIOS:
+            choices = ", ".join(SCENARIOS)
+            parser.error(f"--scenario-message: unknown scenario {name!r}; choose from: {choices}")
+        messages[name] = text
 
     async def main() -> Any:
         return await validate(
             args.url,
             scenarios=args.scenario or None,
             message=args.message or DEFAULT_MESSAGE,
+            messages=messages,
             headers=headers,
             idle_timeout=args.timeout,
         )

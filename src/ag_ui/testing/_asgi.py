@@ -229,8 +229,10 @@ class _Exchange:
             await self.transport.app(self.scope(), self.receive, self.send)
         except Exception as exc:
             self.error = exc
-            # What uvicorn does: the client sees a 500 or a cut body, the log has the reason.
-            logger.error("exception in ASGI application", exc_info=exc)
+            if not (isinstance(exc, OSError) and self.disconnected.is_set()):
+                # What uvicorn does: the client sees a 500 or a cut body, the log the reason
+                # (an app that fails to send after the client left is not worth a traceback).
+                logger.error("exception in ASGI application", exc_info=exc)
         finally:
             self.body_sender.close()
             self.transport._open.discard(self)

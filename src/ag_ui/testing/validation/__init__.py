@@ -70,16 +70,20 @@ async def validate(
     *,
     scenarios: Optional[Sequence[str]] = None,
     message: str = DEFAULT_MESSAGE,
+    messages: Optional[Mapping[str, str]] = None,
     headers: Optional[Mapping[str, str]] = None,
     idle_timeout: float = 30.0,
     concurrency: int = 4,
 ) -> Report:
     """Run ``scenarios`` (default: all) against ``target``; see the module docstring.
 
-    Raises ``ValueError`` for an unknown scenario name and ``TransportError`` when the endpoint
-    cannot be reached at all."""
+    ``message`` is the first user message of every conversation; ``messages`` gives a scenario
+    its own (``{"tools": "frontend call", "interrupt": "book a table"}``): the tools scenario
+    otherwise asks for its tool in words, the interrupt scenario otherwise resumes the first
+    interrupt another scenario met. Raises ``ValueError`` for an unknown scenario name and
+    ``TransportError`` when the endpoint cannot be reached at all."""
     names = list(scenarios) if scenarios else list(SCENARIOS)
-    unknown = [name for name in names if name not in SCENARIOS]
+    unknown = [name for name in [*names, *(messages or {})] if name not in SCENARIOS]
     if unknown:
         raise ValueError(
             f"unknown scenario {unknown[0]!r}; the scenarios are: {', '.join(SCENARIOS)}"
@@ -88,7 +92,7 @@ async def validate(
     report = Report(target=client.url if not isinstance(target, str) else target)
     async with client:
         await client.request("OPTIONS")  # raises TransportError when nothing answers
-        session = Session(client, message=message, concurrency=concurrency)
+        session = Session(client, message=message, messages=messages, concurrency=concurrency)
         for name in (n for n in SCENARIOS if n in names):
             try:
                 with anyio.fail_after(max(60.0, idle_timeout * 6)):

@@ -49,7 +49,7 @@ def follow_up(result: RunResult) -> dict[str, Any]:
 
 async def text(session: Session) -> ScenarioResult:
     scenario = Scenario("text")
-    result = await session.run("text run")
+    result = await session.run("text run", session.message_for("text"))
     scenario.graded("text run", result)
     chars = len(result.text)
     note = "" if chars or result.outcome != "success" else " (no assistant text)"
@@ -100,12 +100,14 @@ def _history_problems(scenario: Scenario, label: str, result: RunResult) -> None
 async def multi_turn(session: Session) -> ScenarioResult:
     scenario = Scenario("multi-turn")
     conversation = session.conversation()
-    first = await session.send(conversation, "turn 1")
+    first = await session.send(conversation, "turn 1", session.message_for("multi-turn"))
     scenario.graded("turn 1", first)
     if first.status >= 300 or not first.verification.ok:
         return scenario.not_exercised("the first turn failed, so there is no history to send")
     _history_problems(scenario, "turn 1", first)
-    second = await session.send(conversation, "turn 2", **follow_up(first))
+    second = await session.send(
+        conversation, "turn 2", session.message_for("multi-turn"), **follow_up(first)
+    )
     scenario.graded("turn 2", second, replace="history.refused")
     _history_problems(scenario, "turn 2", second)
     sent = len(second.input.messages) if second.input is not None else 0
@@ -115,7 +117,7 @@ async def multi_turn(session: Session) -> ScenarioResult:
 async def state(session: Session) -> ScenarioResult:
     scenario = Scenario("state")
     conversation = session.conversation(state=STATE_PROBE)
-    first = await session.send(conversation, "state turn 1")
+    first = await session.send(conversation, "state turn 1", session.message_for("state"))
     scenario.graded("state turn 1", first)
     count = sum(1 for t in first.event_types if t in _STATE_EVENTS)
     if not count:
@@ -124,7 +126,9 @@ async def state(session: Session) -> ScenarioResult:
         )
     if not first.ok:
         return scenario.done(f"{count} state events in turn 1")
-    second = await session.send(conversation, "state turn 2", **follow_up(first))
+    second = await session.send(
+        conversation, "state turn 2", session.message_for("state"), **follow_up(first)
+    )
     scenario.graded("state turn 2", second)
     count += sum(1 for t in second.event_types if t in _STATE_EVENTS)
     return scenario.done(
@@ -137,7 +141,7 @@ async def tools(session: Session) -> ScenarioResult:
     scenario = Scenario("tools")
     name = ECHO_TOOL["name"]
     conversation = session.conversation(tools=[ECHO_TOOL])
-    first = await session.send(conversation, "tool call", TOOL_PROMPT)
+    first = await session.send(conversation, "tool call", session.message_for("tools", TOOL_PROMPT))
     scenario.graded("tool call", first)
     calls = tool_calls(first)
     ours = [call_id for call_id, tool, _ in calls if tool == name]
@@ -175,13 +179,23 @@ async def tools(session: Session) -> ScenarioResult:
 
 async def interrupt(session: Session) -> ScenarioResult:
     scenario = Scenario("interrupt")
+    if "interrupt" in session.messages:
+        asked = await session.send(
+            session.conversation(), "interrupting run", session.message_for("interrupt")
+        )
+        scenario.graded("interrupting run", asked)
+        if asked.outcome != "interrupt":
+            return scenario.not_exercised(
+                f"the run for the interrupt message ended with outcome {asked.outcome}, not an "
+                "interrupt"
+            )
     interrupted = session.interrupted_runs()
     if not interrupted:
         return scenario.not_exercised(
-            "no run ended with an interrupt; pass --message with a request that makes the agent "
-            "ask for approval (the demo agent: 'book a table')"
+            "no run ended with an interrupt; give a message that makes the agent ask for "
+            "approval (--scenario-message interrupt=TEXT; the demo agent: 'book a table')"
         )
-    label, result = interrupted[0]
+    label, result = interrupted[-1]
     conversation = Conversation.after(session.client, result)
     payloads = {i["id"]: sample_payload(i.get("responseSchema")) for i in result.interrupts}
     resumed = session.remember("resume", await conversation.resume(payloads))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Mapping
 from typing import Any, Optional
 
 from ag_ui.core.events import EventType
@@ -24,14 +25,27 @@ FAILURE_RULES = ("http.status", "run.error")
 class Session:
     """One ``agui validate`` session against one endpoint."""
 
-    def __init__(self, client: AgentClient, *, message: str, concurrency: int = 4) -> None:
+    def __init__(
+        self,
+        client: AgentClient,
+        *,
+        message: str,
+        messages: Optional[Mapping[str, str]] = None,
+        concurrency: int = 4,
+    ) -> None:
         self.client = client
         self.message = message
+        self.messages = dict(messages or {})
         self.concurrency = concurrency
         self.observed: list[tuple[str, RunResult]] = []
         self.deterministic: Optional[bool] = None
         self.proto_answered: Optional[bool] = None
         self.offered_tool_called = False
+
+    def message_for(self, scenario: str, default: Optional[str] = None) -> str:
+        """The first user message of ``scenario``: its own (``messages``), else ``default``,
+        else the session's."""
+        return self.messages.get(scenario) or default or self.message
 
     def conversation(self, **fields: Any) -> Conversation:
         return self.client.conversation(**fields)

@@ -19,12 +19,13 @@ __all__ = ["MALFORMED_REQUESTS", "cancel", "concurrent", "malformed", "proto", "
 async def cancel(session: Session) -> ScenarioResult:
     scenario = Scenario("cancel")
     thread = f"thread-{uuid.uuid4().hex[:12]}"
-    cut = await session.run("cancelled run", thread_id=thread, stop_after=1)
+    text = session.message_for("cancel")
+    cut = await session.run("cancelled run", text, thread_id=thread, stop_after=1)
     scenario.graded("cancelled run", cut, expect_success=False)
     if cut.status >= 300:
         return scenario.done("the run to cancel was refused")
     early = cut.terminal is not None
-    following = await session.run("next run", thread_id=thread)
+    following = await session.run("next run", text, thread_id=thread)
     scenario.graded("next run", following, replace="cancel.next-run")
     if early:
         return scenario.not_exercised(
@@ -46,7 +47,7 @@ def _first_difference(first: RunResult, second: RunResult, index: int) -> str:
 
 async def proto(session: Session) -> ScenarioResult:
     scenario = Scenario("proto")
-    base = build_input(session.message)
+    base = build_input(session.message_for("proto"))
     runs: dict[str, RunResult] = {}
     for label, binary in (("SSE run 1", False), ("SSE run 2", False), ("protobuf run", True)):
         run_input = base.model_copy(update={"run_id": f"run-{uuid.uuid4().hex[:12]}"})
@@ -87,7 +88,8 @@ async def proto(session: Session) -> ScenarioResult:
 
 async def reconnect(session: Session) -> ScenarioResult:
     scenario = Scenario("reconnect")
-    cut = await session.run("interrupted run", stop_after=2)
+    text = session.message_for("reconnect")
+    cut = await session.run("interrupted run", text, stop_after=2)
     scenario.graded("interrupted run", cut, expect_success=False)
     if cut.last_event_id is None:
         return scenario.not_exercised(
@@ -116,10 +118,10 @@ async def reconnect(session: Session) -> ScenarioResult:
                 event_type=resumed.event_types[index],
             )
             break
-    reference = await session.run("reference run")
+    reference = await session.run("reference run", text)
     if session.deterministic is None:
         session.deterministic = (
-            same_content(reference, await session.run("reference run 2")) is None
+            same_content(reference, await session.run("reference run 2", text)) is None
         )
     if session.deterministic:
         difference = same_content(resumed, reference)
@@ -151,7 +153,10 @@ async def concurrent(session: Session) -> ScenarioResult:
 
     async def one(slot: int) -> None:
         label = f"concurrent run {slot + 1}"
-        results[slot] = await session.run(label, thread_id=f"thread-{uuid.uuid4().hex[:12]}")
+        thread = f"thread-{uuid.uuid4().hex[:12]}"
+        results[slot] = await session.run(
+            label, session.message_for("concurrent"), thread_id=thread
+        )
 
     async with anyio.create_task_group() as tasks:
         for slot in range(count):
