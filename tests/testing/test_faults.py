@@ -177,3 +177,23 @@ def test_the_plan_splits_frames_across_chunks() -> None:
     actions += plan.close()
     written = b"".join(getattr(a, "data", b"") for a in actions)
     assert written == b': keepalive\n\ndata: {"type":"B"}\n\n'
+
+
+async def test_per_response_schedules() -> None:
+    app = FaultyApp(script_app(), per_response=[[Cut(after_events=1)], [], [Drop(event=1)]])
+    client = AgentClient(app)
+    rules = []
+    for _ in range(4):
+        result = await client.run("go")
+        rules.append(result.verification.error.rule if result.verification.error else None)
+    assert rules == ["wire.cut", None, "T2", None]
+    assert app.faulted == 2
+    transport = FaultyTransport(
+        ASGIStreamTransport(script_app()), per_response=[[], [Cut(after_bytes=10)]]
+    )
+    client = AgentClient(script_app(), transport=transport)
+    assert (await client.run("go")).ok
+    assert not (await client.run("go")).ok
+    assert (await client.run("go")).ok
+    assert transport.faulted == 1
+    assert len(transport.requests) == 3

@@ -14,7 +14,8 @@ counted): ``Cut(after_events=N)`` / ``Cut(after_bytes=N)``, ``Stall(seconds, bef
 ``Malformed(before_event=N)``, ``Duplicate(event=N)``, ``Reorder(event=N)`` (swaps N and N+1),
 ``Drop(event=N)``, ``DropTerminal()``, ``Throttle(bytes_per_second)``. Only event-stream
 responses (SSE or protobuf) are touched; ``responses=K`` limits the faults to the first K of
-them (a cut once, then a reconnect that works).
+them (a cut once, then a reconnect that works); ``per_response=[[faults of the first], [faults
+of the second], ...]`` gives each response its own (the responses after the list: none).
 
 >>> from ag_ui.testing.faults import Cut, FaultyApp
 >>> from ag_ui.demo import create_demo_app
@@ -23,7 +24,7 @@ them (a cut once, then a reconnect that works).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator, MutableMapping, Sequence
 from typing import Any, Optional
 
 import anyio
@@ -67,22 +68,39 @@ __all__ = [
 _CUT_MESSAGE = "connection cut by fault injection"
 
 
-class _Budget:
-    """How many more event-stream responses get the faults (``None``: all)."""
+class _Schedule:
+    """Which faults the next event-stream response gets: the same ones for every response (or
+    the first ``responses``), or one list per response in order (``per_response``)."""
 
-    def __init__(self, responses: Optional[int]) -> None:
+    def __init__(
+        self,
+        faults: Sequence[Fault],
+        responses: Optional[int],
+        per_response: Optional[Sequence[Sequence[Fault]]] = None,
+    ) -> None:
         if responses is not None and responses < 0:
             raise ValueError("responses must be >= 0")
+        for listed in [faults, *(per_response or [])]:
+            FaultPlan(listed, None)  # check the faults now, not at the first request
+        self.faults = tuple(faults)
         self.left = responses
+        self.per_response = [tuple(f) for f in per_response] if per_response is not None else None
         self.faulted = 0
 
-    def take(self) -> bool:
-        if self.left is not None:
-            if self.left <= 0:
-                return False
-            self.left -= 1
+    def take(self) -> Optional[tuple[Fault, ...]]:
+        """The faults for the next event-stream response, or ``None`` (left alone)."""
+        if self.per_response is not None:
+            faults = self.per_response.pop(0) if self.per_response else ()
+        else:
+            if self.left is not None:
+                if self.left <= 0:
+                    return None
+                self.left -= 1
+            faults = self.faults
+        if not faults:
+            return None
         self.faulted += 1
-        return True
+        return faults
 
 
 class FaultyApp:
@@ -91,15 +109,20 @@ class FaultyApp:
     ``faulted`` counts the responses damaged so far.
     """
 
-    def __init__(self, app: ASGIApp, *faults: Fault, responses: Optional[int] = None) -> None:
-        FaultPlan(faults, None)  # validate the faults now, not at the first request
+    def __init__(
+        self,
+        app: ASGIApp,
+        *faults: Fault,
+        responses: Optional[int] = None,
+        per_response: Optional[Sequence[Sequence[Fault]]] = None,
+    ) -> None:
         self.app = app
         self.faults = faults
-        self._budget = _Budget(responses)
+        self._schedule = _Schedule(faults, responses, per_response)
 
     @property
     def faulted(self) -> int:
-        return self._budget.faulted
+        return self._schedule.faulted
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
@@ -150,8 +173,9 @@ class _FaultyExchange:
         if kind == "http.response.start":
             headers = {bytes(k).lower(): bytes(v) for k, v in message.get("headers", [])}
             content_type = headers.get(b"content-type", b"").decode("latin-1")
-            if is_event_stream(content_type) and self.owner._budget.take():
-                self.plan = FaultPlan(self.owner.faults, content_type)
+            faults = self.owner._schedule.take() if is_event_stream(content_type) else None
+            if faults is not None:
+                self.plan = FaultPlan(faults, content_type)
             await self._send(message)
             return
         if kind != "http.response.body" or self.plan is None:
@@ -201,17 +225,20 @@ class FaultyTransport(httpx.AsyncBaseTransport):
     """
 
     def __init__(
-        self, inner: httpx.AsyncBaseTransport, *faults: Fault, responses: Optional[int] = None
+        self,
+        inner: httpx.AsyncBaseTransport,
+        *faults: Fault,
+        responses: Optional[int] = None,
+        per_response: Optional[Sequence[Sequence[Fault]]] = None,
     ) -> None:
-        FaultPlan(faults, None)
         self.inner = inner
         self.faults = faults
         self.requests: list[httpx.Request] = []
-        self._budget = _Budget(responses)
+        self._schedule = _Schedule(faults, responses, per_response)
 
     @property
     def faulted(self) -> int:
-        return self._budget.faulted
+        return self._schedule.faulted
 
     async def __aenter__(self) -> FaultyTransport:
         await self.inner.__aenter__()
@@ -227,13 +254,14 @@ class FaultyTransport(httpx.AsyncBaseTransport):
         self.requests.append(request)
         response = await self.inner.handle_async_request(request)
         content_type = response.headers.get("content-type")
-        if not is_event_stream(content_type) or not self._budget.take():
+        faults = self._schedule.take() if is_event_stream(content_type) else None
+        if faults is None:
             return response
         assert isinstance(response.stream, httpx.AsyncByteStream)
         return httpx.Response(
             response.status_code,
             headers=response.headers,
-            stream=_FaultyStream(response.stream, FaultPlan(self.faults, content_type)),
+            stream=_FaultyStream(response.stream, FaultPlan(faults, content_type)),
             request=request,
             extensions=response.extensions,
         )
