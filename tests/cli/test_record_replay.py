@@ -245,3 +245,14 @@ def test_replay_on_a_busy_port(tmp_path: Path) -> None:
         done = agui("replay", str(path), "--port", str(server.port), timeout=30)
     assert done.returncode == 1
     assert f"agui replay: cannot listen on 127.0.0.1:{server.port}" in done.stderr
+
+
+def test_a_replayed_recording_validates(demo_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "hello.jsonl"
+    assert agui("record", demo_url, "-m", "hello", "-o", str(out)).returncode == 0
+    with replaying(str(out), "--instant") as (url, _):
+        done = agui(
+            "validate", url, "--scenario", "text", "--scenario", "proto", "--scenario", "malformed"
+        )
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[-1] == "3 scenarios: 3 passed, 0 failed, 0 not exercised"
