@@ -97,6 +97,9 @@ def __getattr__(name: str) -> Any:
     if home is None:
         raise AttributeError(f"module 'ag_ui.testing' has no attribute {name!r}")
     try:
+        # First, as every SDK-only subpackage does: are the files shared with ag-ui-protocol
+        # ours? (Here, not at the top: the pytest plugin imports this package in every run.)
+        importlib.import_module("ag_ui._require_sdk")
         module = importlib.import_module(f"ag_ui.testing.{home}")
     except ImportError as exc:
         if exc.name in ("httpx", "starlette", "uvicorn", "anyio"):

@@ -53,13 +53,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _kit(module: str, fixture: str) -> Any:
     """Import ``ag_ui.testing.<module>``; fail the test with the fix when an extra is missing."""
     try:
+        importlib.import_module("ag_ui._require_sdk")  # the files shared with ag-ui-protocol
         return importlib.import_module(f"ag_ui.testing.{module}")
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
         pytest.fail(
             f"the {fixture} fixture needs the AG-UI test kit's dependencies ({exc}); install "
             "them with: pip install 'ag-ui-sdk[testing]'",
             pytrace=False,
         )
+    except ImportError as exc:  # e.g. SharedFilesError: its message names the repair command
+        pytest.fail(f"the {fixture} fixture cannot load the AG-UI test kit: {exc}", pytrace=False)
 
 
 @pytest.fixture

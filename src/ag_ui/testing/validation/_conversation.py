@@ -151,7 +151,8 @@ async def tools(session: Session) -> ScenarioResult:
         return scenario.not_exercised(f"the agent did not call the offered tool {name}{called}")
     session.offered_tool_called = True
     if not first.ok:
-        return scenario.done(f"the agent called {name}, but the run did not finish")
+        problem = "its stream is not legal" if not first.verification.ok else "the run failed"
+        return scenario.done(f"the agent called {name}, but {problem}")
     pending = first.pending_tool_call_ids
     if ours[0] not in pending:
         return scenario.not_exercised(

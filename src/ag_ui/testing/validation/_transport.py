@@ -198,11 +198,8 @@ MALFORMED_REQUESTS: list[tuple[str, bytes]] = [
     ("an empty body", b""),
     ("no threadId", b'{"runId": "r", "messages": []}'),
     ("messages that is not a list", b'{"threadId": "t", "runId": "r", "messages": "hi"}'),
-    (
-        "a message with an unknown role",
-        b'{"threadId": "t", "runId": "r", "messages": [{"id": "m", "role": "wizard", '
-        b'"content": "x"}]}',
-    ),
+    # Not an unknown role: a server may skip roles from a newer protocol (pydantic-ai does).
+    ("a message that is not an object", b'{"threadId": "t", "runId": "r", "messages": [42]}'),
 ]
 
 
