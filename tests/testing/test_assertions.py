@@ -140,7 +140,7 @@ def test_normalisation_keeps_references_consistent() -> None:
         {"type": "TOOL_CALL_RESULT", "messageId": "r9", "toolCallId": "xyz", "content": "ok"},
     ]
     assert normalize_events(parse_any_event(e) for e in events) == [
-        {"type": "TEXT_MESSAGE_START", "messageId": "message-1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "message-1"},
         {
             "type": "TOOL_CALL_START",
             "toolCallId": "tool-call-1",
