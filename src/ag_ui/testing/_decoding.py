@@ -11,6 +11,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ag_ui.core._wire import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
 from ag_ui.core.decoding import AnyEvent, parse_any_event
 from ag_ui.core.errors import (
     AGUIValidationError,
@@ -18,9 +19,9 @@ from ag_ui.core.errors import (
     MalformedJSONError,
     UnknownEventTypeError,
 )
-from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE, SSEDecoder
+from ag_ui.encoder import SSEDecoder
 
-__all__ = ["Decoded", "StreamDecoder", "Undecodable", "media_type"]
+__all__ = ["Decoded", "StreamDecoder", "Undecodable", "is_event_stream", "media_type"]
 
 _MAX_EVENT = 10 * 1024 * 1024
 
@@ -28,6 +29,11 @@ _MAX_EVENT = 10 * 1024 * 1024
 def media_type(content_type: Optional[str]) -> str:
     """``text/event-stream; charset=utf-8`` -> ``text/event-stream``."""
     return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def is_event_stream(content_type: Optional[str]) -> bool:
+    """SSE or protobuf frames (parameters ignored)."""
+    return media_type(content_type) in (SSE_MEDIA_TYPE, AGUI_MEDIA_TYPE)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from ag_ui.core._wire import AGUI_MEDIA_TYPE
 from ag_ui.testing._decoding import media_type
 
 __all__ = [
@@ -33,8 +34,6 @@ __all__ = [
     "Write",
 ]
 
-_SSE = "text/event-stream"
-_PROTO = "application/vnd.ag-ui.event+proto"
 _TERMINAL = frozenset({"RUN_FINISHED", "RUN_ERROR"})
 
 
@@ -131,10 +130,6 @@ class CutNow:
 Action = Union[Write, Sleep, CutNow]
 
 
-def is_event_stream(content_type: Optional[str]) -> bool:
-    return media_type(content_type) in (_SSE, _PROTO)
-
-
 class FaultPlan:
     """Applies ``faults`` to one response body of ``content_type`` (sans-IO).
 
@@ -145,7 +140,7 @@ class FaultPlan:
 
     def __init__(self, faults: Sequence[Fault], content_type: Optional[str]) -> None:
         self.faults = list(faults)
-        self.proto = media_type(content_type) == _PROTO
+        self.proto = media_type(content_type) == AGUI_MEDIA_TYPE
         self.throttle: Optional[float] = None
         self._buffer = b""
         self._events = 0  # event frames seen in the original body

@@ -9,16 +9,25 @@ has capabilities, and stops when the client leaves.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator
+from typing import Any, Optional, Protocol
 
 import anyio
 
+from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import parse_run_agent_input
 from ag_ui.core.errors import AGUIValidationError
+from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE, EventEncoder
 
-if TYPE_CHECKING:
-    from ag_ui.testing.scripted import ScriptedAgent
+
+class Script(Protocol):
+    """What the raw app needs from a ``ScriptedAgent``."""
+
+    capabilities: Optional[AgentCapabilities]
+
+    def stream(self, run_input: RunAgentInput) -> AsyncIterator[Any]: ...
+
 
 __all__ = ["RawScriptApp"]
 
@@ -36,7 +45,7 @@ async def _json(send: Any, status: int, body: Any) -> None:
 
 
 class RawScriptApp:
-    def __init__(self, script: ScriptedAgent, path: str) -> None:
+    def __init__(self, script: Script, path: str) -> None:
         self.script = script
         self.path = "/" + path.strip("/")
 

@@ -26,11 +26,12 @@ from typing import Any, Optional, Union
 import anyio
 import httpx
 
+from ag_ui.core._wire import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.errors import TransportError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.testing._asgi import ASGIApp, ASGIStreamTransport, Lifespan
-from ag_ui.testing._decoding import StreamDecoder, Undecodable, media_type
+from ag_ui.testing._decoding import StreamDecoder, Undecodable, is_event_stream
 from ag_ui.testing._fault_plan import Fault
 from ag_ui.testing.conversation import Conversation
 from ag_ui.testing.faults import FaultyTransport
@@ -40,8 +41,8 @@ from ag_ui.testing.result import RunResult
 
 __all__ = ["AgentClient"]
 
-SSE_ACCEPT = "text/event-stream"
-PROTO_ACCEPT = "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5"
+SSE_ACCEPT = SSE_MEDIA_TYPE
+PROTO_ACCEPT = f"{AGUI_MEDIA_TYPE}, {SSE_MEDIA_TYPE};q=0.5"
 IN_PROCESS_BASE = "http://testserver"
 
 
@@ -301,10 +302,7 @@ class AgentClient:
             for event in before.events:
                 grader.feed(event)
         content_type = response.headers.get("content-type")
-        streaming = media_type(content_type) in (
-            "text/event-stream",
-            "application/vnd.ag-ui.event+proto",
-        )
+        streaming = is_event_stream(content_type)
         if not response.is_success or not streaming:
             result.body = await response.aread()
             if input is not None and not response.is_success:

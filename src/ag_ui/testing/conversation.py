@@ -5,14 +5,26 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional, Protocol
 
 from ag_ui.core.types import RunAgentInput
 from ag_ui.testing.inputs import build_input, wire
 from ag_ui.testing.result import RunResult
 
-if TYPE_CHECKING:
-    from ag_ui.testing.client import AgentClient
+
+class Runner(Protocol):
+    """What a conversation needs from its client (``AgentClient``): one run of an input."""
+
+    async def run(
+        self,
+        message: Optional[str] = None,
+        *,
+        input: Optional[RunAgentInput] = None,
+        proto: bool = False,
+        headers: Optional[Mapping[str, str]] = None,
+        stop_after: Optional[int] = None,
+    ) -> RunResult: ...
+
 
 __all__ = ["Conversation"]
 
@@ -28,7 +40,7 @@ class Conversation:
 
     def __init__(
         self,
-        client: AgentClient,
+        client: Runner,
         *,
         thread_id: Optional[str] = None,
         messages: Sequence[Any] = (),
@@ -47,7 +59,7 @@ class Conversation:
         self.results: list[RunResult] = []
 
     @classmethod
-    def after(cls, client: AgentClient, result: RunResult) -> Conversation:
+    def after(cls, client: Runner, result: RunResult) -> Conversation:
         """The conversation as it stands after ``result`` (same thread, tools and context, its
         messages and state), e.g. to resume the interrupts it ended with."""
         if result.input is None:

@@ -31,6 +31,7 @@ import anyio
 import httpx
 
 from ag_ui.testing._asgi import ASGIApp, ClientDisconnected
+from ag_ui.testing._decoding import is_event_stream
 from ag_ui.testing._fault_plan import (
     Action,
     Cut,
@@ -46,7 +47,6 @@ from ag_ui.testing._fault_plan import (
     Stall,
     Throttle,
     Write,
-    is_event_stream,
     paced,
 )
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ag_ui.apply import AgentState, EventPipeline
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (
     AGUIError,
@@ -138,8 +139,7 @@ def _one_line(message: str) -> str:
 
 
 def _type_name(event: Any) -> Optional[str]:
-    kind = getattr(event, "type", None)
-    return str(getattr(kind, "value", kind)) if kind is not None else None
+    return event_type_name(event) if getattr(event, "type", None) is not None else None
 
 
 class StreamGrader:

@@ -9,11 +9,12 @@ from typing import Any, Optional
 import httpx
 
 from ag_ui.apply import AgentState
+from ag_ui.core._wire import AGUI_MEDIA_TYPE, event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.events import EventType, RunErrorEvent, RunFinishedEvent
 from ag_ui.core.types import Message, RunAgentInput
 from ag_ui.recording import encode_event_line, encode_header, encode_input_line
-from ag_ui.testing._decoding import media_type
+from ag_ui.testing._decoding import is_event_stream, media_type
 from ag_ui.testing.grading import Verification
 
 __all__ = ["RunResult"]
@@ -53,11 +54,11 @@ class RunResult:
 
     @property
     def is_stream(self) -> bool:
-        return self.content_type in ("text/event-stream", "application/vnd.ag-ui.event+proto")
+        return is_event_stream(self.content_type)
 
     @property
     def proto(self) -> bool:
-        return self.content_type == "application/vnd.ag-ui.event+proto"
+        return self.content_type == AGUI_MEDIA_TYPE
 
     def json(self) -> Any:
         """The body as JSON (error answers); ``None`` if it is not JSON."""
@@ -80,7 +81,7 @@ class RunResult:
     @property
     def event_types(self) -> list[str]:
         """The type of each event received, e.g. ``["RUN_STARTED", "TEXT_MESSAGE_START", ...]``."""
-        return [str(getattr(e.type, "value", e.type)) for e in self.events]
+        return [event_type_name(e) for e in self.events]
 
     @property
     def terminal(self) -> Optional[AnyEvent]:
