@@ -10,6 +10,9 @@ import pytest
 from tests.frameworks.fixtures import framework_server  # noqa: F401  (a fixture, see there)
 from tests.redis_helpers import RedisServer
 
+# pytester: the test kit's pytest plugin is tested in subprocess pytest runs (tests/testing).
+pytest_plugins = ["pytester"]
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 

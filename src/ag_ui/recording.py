@@ -9,8 +9,10 @@ bytes:
 - **Timed JSON Lines**, what this SDK writes: JSON Lines whose lines may also be
   ``{"at": 0.0123, "event": {...}}`` (an event and its arrival time, seconds since the recording
   began), ``{"at": 0.0, "input": {...}}`` (the ``RunAgentInput`` of the run that starts there) and,
-  first, one header ``{"aguiRecording": 1, "source": ..., "transport": "sse", ...}``. Plain event
-  lines may be mixed in; they carry no time. Request headers and tokens are never written.
+  first, one header ``{"aguiRecording": 1, "source": ..., "transport": "sse", ...}`` (``agui
+  record`` adds ``recordedAt`` and the agent's ``capabilities``, which ``agui replay`` serves;
+  readers ignore keys they do not know). Plain event lines may be mixed in; they carry no time.
+  Request headers and tokens are never written (``source`` has no query or credentials).
 - **SSE**: ``data:`` frames separated by a blank line (CRLF accepted).
 - **Protobuf**: frames of a 4-byte big-endian length + ``ag_ui.Event``
   (``application/vnd.ag-ui.event+proto``).

@@ -26,6 +26,9 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.run",
     "ag_ui.cli.serve",
     "ag_ui.cli.doctor",
+    "ag_ui.cli.record",
+    "ag_ui.cli.replay",
+    "ag_ui.cli.validate",
 )
 
 
