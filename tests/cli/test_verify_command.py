@@ -46,7 +46,7 @@ def test_legal_recording(
     path = writer(tmp_path / "rec", LEGAL)  # type: ignore[operator]
     assert run_json(path, capsys) == (
         0,
-        {"ok": True, "error": None, "messages": MESSAGES, "state": {"a": 1}},
+        {"ok": True, "error": None, "warnings": [], "messages": MESSAGES, "state": {"a": 1}},
     )
 
 
@@ -59,8 +59,9 @@ def test_violation_names_the_event_and_rule(
     assert report == {
         "ok": False,
         "error": report["error"],  # type: ignore[index]
+        "warnings": [],
         "messages": [{"id": "m1", "role": "assistant", "content": "Hel"}],
-        "state": None,
+        "state": {},
     }
     assert report["error"].startswith("event 3 (line 3): [T3] ")  # type: ignore[index]
 
@@ -71,11 +72,15 @@ def test_truncated_and_malformed_recordings_fail(
     code, report = run_json(write_jsonl(tmp_path / "cut.jsonl", LEGAL[:3]), capsys)
     assert (code, report["ok"]) == (1, False)  # type: ignore[index]
     assert report["error"].startswith("end of stream: [END] ")  # type: ignore[index]
+    assert report["error"].endswith(  # type: ignore[index]
+        "; pass --no-strict-end to accept a recording cut before its terminal event"
+    )
+    assert "strict_end=False" not in report["error"]  # type: ignore[index]
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}\n{not json\n')
     code, report = run_json(broken, capsys)
     assert (code, report["ok"], report["messages"]) == (1, False, [])  # type: ignore[index]
-    assert report["error"].startswith("event 2 (line 2): ")  # type: ignore[index]
+    assert report["error"].startswith("line 2: ")  # type: ignore[index]
 
 
 def test_readable_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,9 +93,16 @@ def test_readable_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     )
 
 
-def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["verify", str(tmp_path / "nope")]) == 2
-    assert "cannot read" in capsys.readouterr().err
+def test_missing_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["verify", str(tmp_path / "nope")])
+    assert info.value.code == 2
+    assert capsys.readouterr().err == (
+        f"agui verify: argument file: {tmp_path / 'nope'} does not exist "
+        "(see 'agui verify --help')\n"
+    )
 
 
 def test_real_command_line_reads_stdin(tmp_path: Path) -> None:
@@ -106,6 +118,7 @@ def test_real_command_line_reads_stdin(tmp_path: Path) -> None:
     assert json.loads(done.stdout) == {
         "ok": True,
         "error": None,
+        "warnings": [],
         "messages": MESSAGES,
         "state": {"a": 1},
     }
@@ -116,18 +129,29 @@ def test_unknown_event_types_are_skipped_like_typescript(
 ) -> None:
     events = [LEGAL[0], {"type": "FUTURE_EVENT", "x": 1}, *LEGAL[1:]]
     path = write_jsonl(tmp_path / "future.jsonl", events)
+    warning = "skipped an event of unknown type 'FUTURE_EVENT'"
     assert run_json(path, capsys) == (
         0,
-        {"ok": True, "error": None, "messages": MESSAGES, "state": {"a": 1}},
+        {
+            "ok": True,
+            "error": None,
+            "warnings": [warning],
+            "messages": MESSAGES,
+            "state": {"a": 1},
+        },
     )
     assert main(["verify", str(path)]) == 0
-    assert "warning: skipped event 2 (line 2): unknown type 'FUTURE_EVENT'" in (
-        capsys.readouterr().out
-    )
+    captured = capsys.readouterr()
+    assert captured.out.count(warning) == 1
+    assert captured.err == ""
 
 
-def test_binary_file_is_refused_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_of_no_known_format_is_refused_cleanly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "bin"
     path.write_bytes(b"\xff\xfe\x00garbage")
-    assert main(["verify", str(path)]) == 2
-    assert "not UTF-8" in capsys.readouterr().err
+    assert main(["verify", str(path)]) == 1
+    assert capsys.readouterr().out.startswith(
+        "FAILED: cannot tell the input format from its first bytes"
+    )

@@ -81,7 +81,7 @@ _PORT_ARGUMENT = re.compile(r"\bport\s*=\s*8000\b")
 _PYTHON_INFOS = frozenset({"python", "py", "python3", "pycon"})
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\s]*)")
 _DIRECTIVE = re.compile(r"^\s*<!--\s*docs-test:(?P<body>.*?)-->\s*$")
-_DIRECTIVE_START = re.compile(r"<!--\s*docs-test")
+_DIRECTIVE_START = re.compile(r"^\s*<!--\s*docs-test")
 _TRACEBACK_MARKS = (
     "Traceback (most recent call last)",
     "Task exception was never retrieved",

@@ -69,7 +69,7 @@ def test_python_blocks_are_found_with_their_directives_and_lines() -> None:
         ("<!-- docs-test: skip=yes -->\n```python\npass\n```\n", "unknown docs-test key 'skip'"),
         ("<!-- docs-test: skip -->\n```python\npass\n```\n", "is not key=value"),
         ("<!-- docs-test: env=NOVALUE -->\n```python\npass\n```\n", "NAME=VALUE"),
-        ("text <!-- docs-test: uses=x -->\n```python\npass\n```\n", "one whole line"),
+        ("<!-- docs-test: uses=x --> text\n```python\npass\n```\n", "one whole line"),
         ("<!-- docs-test: uses=x -->\n", "at the end"),
     ],
 )
@@ -136,7 +136,7 @@ def test_client_blocks_reach_the_demo_agent_on_its_real_port(
         print(httpx.get(URL + "/capabilities").json()["identity"]["name"])
     """
     url, name = run_block(block(source), tmp_path, request).splitlines()
-    address = request.getfixturevalue("docs_demo_agent_address")
+    address = request.getfixturevalue("demo_agent_address")
     assert url == f"http://{address}/agent"
     assert address != "127.0.0.1:8000"
     assert name
