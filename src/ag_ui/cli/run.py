@@ -11,6 +11,7 @@ Exit status 0 iff the run finished without error.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections import Counter
@@ -80,6 +81,8 @@ def _headers(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, st
 
 
 def run(args: argparse.Namespace) -> int:
+    # ag_ui.client first: its ImportError names the client extra (anyio's would not).
+    importlib.import_module("ag_ui.client")
     import anyio
 
     parser: argparse.ArgumentParser = args.parser

@@ -6,6 +6,12 @@
 
 from __future__ import annotations
 
+try:
+    import anyio  # noqa: F401
+    import starlette  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised in a bare-install test
+    raise ImportError("ag_ui.demo needs the server extra: pip install 'ag-ui-sdk[server]'") from exc
+
 from ag_ui.demo.agent import (
     BOOKING_TOOL,
     WEATHER_TOOL,

@@ -7,6 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+try:
+    import anyio  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised in a bare-install test
+    raise ImportError(
+        "ag_ui.store needs anyio: install the server extra (pip install 'ag-ui-sdk[server]'); "
+        "RedisRunStore also needs the redis extra"
+    ) from exc
+
 from ag_ui.store._base import (
     HistoryTrimmedError,
     RunNotFoundError,
