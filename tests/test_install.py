@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -209,3 +210,109 @@ def test_imports_name_the_extra_they_need(bare_python: Path, module: str, extra:
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: ")
     assert f"pip install 'ag-ui-sdk[{extra}]'" in last
+
+
+# -- the lowest Python pyproject.toml claims ---------------------------------------------------
+
+
+def lowest_claimed_python() -> str:
+    """``"3.10"`` from ``requires-python = ">=3.10"``."""
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    match = re.search(r'^requires-python\s*=\s*">=\s*(\d+\.\d+)"', text, re.MULTILINE)
+    assert match is not None, 'pyproject.toml must say requires-python = ">=X.Y"'
+    return match.group(1)
+
+
+def find_python(version: str) -> str | None:
+    """An interpreter of ``version`` on this machine: on PATH, or one pyenv installed."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates = [shutil.which(f"python{version}"), f"/usr/bin/python{version}"]
+    candidates += sorted(str(p) for p in root.glob(f"versions/{version}.*/bin/python{version}"))
+    for candidate in candidates:
+        if not candidate or not Path(candidate).exists():
+            continue
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if probe.returncode == 0 and probe.stdout.strip() == version:
+            return candidate
+    return None
+
+
+SMOKE = """
+import doctest, importlib, pkgutil, sys
+import ag_ui
+assert sys.version_info[:2] == tuple(map(int, sys.argv[1].split("."))), sys.version
+from ag_ui.proto import _accelerator
+names = [m.name for m in pkgutil.walk_packages(ag_ui.__path__, "ag_ui.")
+         if not m.name.endswith("__main__") and "._generated" not in m.name]
+attempted = failed = 0
+for name in names:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    attempted, failed = attempted + result.attempted, failed + result.failed
+print(len(names), "modules", attempted, "examples", failed, "failed")
+"""
+
+
+@pytest.fixture(scope="session")
+def lowest_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv of the lowest claimed Python with this checkout's wheel and every extra. The venv
+    (``.venv-pyX.Y``) is kept between runs; the wheel is rebuilt and reinstalled each run.
+    """
+    version = lowest_claimed_python()
+    interpreter = find_python(version)
+    if interpreter is None:
+        pytest.fail(
+            f"pyproject.toml claims Python {version}, which must be tested, but no python{version} "
+            f"is on this machine: install it (e.g. pyenv install {version}) or raise "
+            "requires-python"
+        )
+    target = REPO / f".venv-py{version}"
+    python = target / "bin" / "python"
+    if not python.exists():
+        subprocess.run([interpreter, "-m", "venv", str(target)], check=True, timeout=120)
+        subprocess.run(
+            [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "setuptools>=77"],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+    wheel = build_wheel(str(python), tmp_path_factory.mktemp(f"wheel-py{version}"))
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, "--force-reinstall", "--no-deps", str(wheel)], check=True, timeout=300)
+    subprocess.run([*pip, f"{wheel}[all]"], check=True, capture_output=True, timeout=600)
+    return python
+
+
+# The first run builds the venv and downloads the extras' packages for that Python.
+@pytest.mark.timeout(600)
+def test_the_lowest_claimed_python_runs_the_package(lowest_python: Path, tmp_path: Path) -> None:
+    version = lowest_claimed_python()
+    # Every module imports (the C accelerator is built for this Python) and every docstring
+    # example gives what it shows.
+    done = run(lowest_python, "-c", SMOKE, version, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    modules, _, examples, _, failed, _ = done.stdout.split()
+    assert (int(modules) > 90, int(examples) >= 70, failed) == (True, True, "0"), done.stdout
+    # A real server and our client over HTTP, and the example.
+    agui = str(lowest_python.parent / "agui")
+    demo = subprocess.run(
+        [agui, "demo", "--once", "-m", "What's the weather in Paris?"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert demo.returncode == 0, demo.stderr
+    assert "It is 23°C and windy in Paris." in demo.stdout
+    example = run(lowest_python, str(REPO / "examples" / "roundtrip.py"))
+    assert example.returncode == 0, example.stderr
+    assert "assistant said: 'Hello from AG-UI ✓'" in example.stdout
+
+
+def test_the_readme_claims_the_same_python_as_pyproject() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    claimed = set(re.findall(r"Python (\d+\.\d+)\+", readme))
+    assert claimed == {lowest_claimed_python()}
