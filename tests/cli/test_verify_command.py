@@ -93,9 +93,7 @@ def test_readable_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     )
 
 
-def test_missing_file_is_a_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_missing_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["verify", str(tmp_path / "nope")])
     assert info.value.code == 2

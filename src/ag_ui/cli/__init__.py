@@ -191,4 +191,4 @@ def _discard_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
-    sys.stdout = None  # type: ignore[assignment]
+    sys.stdout = None
