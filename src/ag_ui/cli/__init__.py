@@ -18,6 +18,10 @@ of its own for it:
 
 A handler may set ``extra="client"`` (``parser.set_defaults``) to name the extra its imports
 need; otherwise the missing module's name chooses it.
+
+``agui doctor`` runs before anything else is imported, so it works in the broken environments
+it diagnoses (where importing ``ag_ui.core`` or the other commands fails); the guard applies to
+it too. This module imports only the standard library at module level for that reason.
 """
 
 from __future__ import annotations
@@ -30,10 +34,7 @@ import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn, Optional, TextIO
-
-from ag_ui import __version__
-from ag_ui.core.errors import AGUIError
+from typing import Callable, NoReturn, Optional, TextIO
 
 __all__ = ["CommandParser", "main"]
 
@@ -43,6 +44,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.convert",
     "ag_ui.cli.demo",
     "ag_ui.cli.run",
+    "ag_ui.cli.doctor",
 )
 
 EXIT_FAILED = 1
@@ -71,6 +73,8 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ag_ui import __version__
+
     parser = CommandParser(
         prog="agui", description="AG-UI protocol tools: run, serve, verify and convert streams."
     )
@@ -90,18 +94,34 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["doctor"]:
+        from ag_ui.cli.doctor import run_doctor
+
+        return _guarded("agui doctor", lambda: run_doctor(arguments[1:]))
+    from ag_ui._integrity import SharedFilesError, require_sdk_files
+
+    try:
+        require_sdk_files()
+    except SharedFilesError as exc:
+        return _fail("agui", str(exc))
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
+    args, unknown = parser.parse_known_args(arguments)
     if unknown:  # reported by the subcommand, whose --help lists what it takes
         owner = subcommands(parser).get(getattr(args, "command", None) or "", parser)
         owner.error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    name = f"agui {args.command}"
+    return _guarded(f"agui {args.command}", lambda: args.func(args), getattr(args, "extra", None))
+
+
+def _guarded(name: str, command: Callable[[], int], extra: Optional[str] = None) -> int:
+    """Run a subcommand; turn whatever escapes it into one line on stderr and an exit status."""
+    agui_error = _agui_error_class()
     try:
         with _one_line_warnings(name):
-            code = int(args.func(args))
+            code = int(command())
         _flush_stdout()
         return code
     except BrokenPipeError:
@@ -109,10 +129,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-    except AGUIError as exc:
+    except agui_error as exc:
         return _fail(name, str(exc))
     except ImportError as exc:
-        return _fail(name, _missing_dependency(exc, getattr(args, "extra", None)))
+        return _fail(name, _missing_dependency(exc, extra))
     except OSError as exc:
         return _fail(name, _os_error(exc))
     except UnicodeDecodeError as exc:
@@ -125,6 +145,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             f"unexpected {type(exc).__name__}: {exc} (a bug in agui: please report it; "
             "AGUI_TRACEBACK=1 shows where it happened)",
         )
+
+
+class _NeverRaised(Exception):
+    pass
+
+
+def _agui_error_class() -> type[Exception]:
+    # Imported here, not at module level: ``agui doctor`` must run where ag_ui.core cannot load.
+    try:
+        from ag_ui.core.errors import AGUIError
+    except Exception:
+        return _NeverRaised
+    return AGUIError
 
 
 def _fail(name: str, message: str) -> int:

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
+
 try:
     import anyio  # noqa: F401
     import starlette  # noqa: F401

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
+
 try:
     import anyio  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a bare-install test
