@@ -2,8 +2,8 @@
 Python that pyproject.toml claims.
 
 The wheel is built once per session from this checkout. The bare venv holds that wheel and its
-declared dependencies only (pydantic and what pydantic needs, linked from this venv, so nothing
-is downloaded); every command and import that needs an extra must say which, in one line.
+declared dependencies only (pip resolves them, from its cache when it can); every command and
+import that needs an extra must say which, in one line.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import venv
 from pathlib import Path
 
@@ -67,46 +66,19 @@ def build_wheel(python: str, directory: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Python of a venv holding only the wheel and its non-optional dependencies."""
+    """Python of a venv where ``pip install ag-ui-sdk`` (this checkout's wheel) ran alone: the
+    package and its non-optional dependencies, installed by pip in its own order."""
     root = tmp_path_factory.mktemp("bare-install")
     wheel = build_wheel(sys.executable, root)
     target = root / "venv"
     venv.EnvBuilder(with_pip=False).create(target)
     python = target / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
-    ours = Path(sysconfig.get_paths()["purelib"])
-    for name in _requirement_names("ag-ui-sdk") - {"ag-ui-sdk"}:
-        # Each installed distribution's top-level entries: its packages or modules and its
-        # .dist-info, linked (not copied) into the bare venv.
-        files = importlib.metadata.distribution(name).files or []
-        for top in {f.parts[0] for f in files if f.parts and f.parts[0] != ".."}:
-            link = site / top
-            if not link.exists():
-                link.symlink_to(ours / top)
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-index",
-            "--disable-pip-version-check",
-            str(wheel),
-        ],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", str(wheel)],
         check=True,
         capture_output=True,
-        timeout=120,
+        timeout=300,
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
     )
     return python
 
@@ -282,8 +254,9 @@ def lowest_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     wheel = build_wheel(str(python), tmp_path_factory.mktemp(f"wheel-py{version}"))
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run([*pip, "--force-reinstall", "--no-deps", str(wheel)], check=True, timeout=300)
+    # The dependencies (ag-ui-protocol among them) first, this checkout's files last.
     subprocess.run([*pip, f"{wheel}[all]"], check=True, capture_output=True, timeout=600)
+    subprocess.run([*pip, "--force-reinstall", "--no-deps", str(wheel)], check=True, timeout=300)
     return python
 
 
