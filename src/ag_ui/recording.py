@@ -75,6 +75,8 @@ class RecordedEvent:
 
     event: AnyEvent
     at: Optional[float] = None
+    line: Optional[int] = None
+    """The line of a JSON Lines recording that held the event (1-based), for error messages."""
 
 
 @dataclass
@@ -234,7 +236,7 @@ def _read_json_lines(data: bytes, recording: Recording) -> None:
             run = RecordedRun()
             recording.runs.append(run)
         for event in _parse(payload, index, where, recording.skipped):
-            run.events.append(RecordedEvent(event, at))
+            run.events.append(RecordedEvent(event, at, number))
         index += 1
 
 
