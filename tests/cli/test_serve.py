@@ -114,6 +114,8 @@ def test_a_provider_failure_is_a_failed_run_for_agui_run(fake: FakeProvider) -> 
     assert done.returncode == 1
     assert "[rate_limited] The model provider is rate limiting requests" in done.stdout
     assert "slow down" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "Task exception was never retrieved" not in done.stderr
     assert len(fake.bodies(CHAT)) == 3
 
 

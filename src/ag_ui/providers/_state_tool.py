@@ -45,8 +45,8 @@ async def update_state(
 ) -> str:
     """Change the application's shared state (the user sees the change at once)."""
     new_state = merge_patch(ctx.state.current, changes)
-    # update() sends the difference as STATE_DELTA (nothing when nothing changed).
-    await ctx.state.update(new_state)
+    # replace() sends the difference as STATE_DELTA (removals included; nothing when equal).
+    await ctx.state.replace(new_state)
     return "The shared state is now: " + json.dumps(new_state, ensure_ascii=False, sort_keys=True)
 
 
