@@ -34,9 +34,7 @@ import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Callable, Optional, TextIO
-
-from ag_ui.cli._parser import EXIT_USAGE, CommandParser
+from typing import Callable, NoReturn, Optional, TextIO
 
 __all__ = ["CommandParser", "main"]
 
@@ -54,6 +52,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_FAILED = 1
+EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
@@ -70,6 +69,13 @@ _EXTRA_OF_MODULE = {
     "openai": "openai",
     "anthropic": "anthropic",
 }
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
