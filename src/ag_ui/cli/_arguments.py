@@ -10,9 +10,11 @@ import argparse
 import json
 import math
 import os
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = [
+    "EXIT_USAGE",
+    "CommandParser",
     "http_url",
     "input_file",
     "json_value",
@@ -21,6 +23,17 @@ __all__ = [
     "port",
     "positive_seconds",
 ]
+
+
+EXIT_USAGE = 2
+"""Exit status of a usage error (a bad option or argument), as argparse uses."""
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 def port(text: str) -> int:
