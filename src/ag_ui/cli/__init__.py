@@ -34,7 +34,9 @@ import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Callable, NoReturn, Optional, TextIO
+from typing import Callable, Optional, TextIO
+
+from ag_ui.cli._arguments import EXIT_USAGE, CommandParser
 
 __all__ = ["CommandParser", "main"]
 
@@ -51,7 +53,6 @@ _COMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_FAILED = 1
-EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
@@ -66,13 +67,6 @@ _EXTRA_OF_MODULE = {
     "redis": "redis",
     "hiredis": "redis",
 }
-
-
-class CommandParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose usage errors are one line on stderr and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,9 @@
-"""Argument types for the ``agui`` subcommands: bad values are refused at parse time.
+"""The ``agui`` parser and argument types: bad values are refused at parse time.
 
-Each is an ``argparse`` ``type=`` callable; a bad value raises ``argparse.ArgumentTypeError``,
-which the command line prints as one line naming the option, then exits with status 2.
+Each type is an ``argparse`` ``type=`` callable; a bad value raises
+``argparse.ArgumentTypeError``, which ``CommandParser`` prints as one line naming the option,
+then exits with status 2. Standard library only: ``agui doctor`` uses it where the rest of the
+package may not import.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ import argparse
 import json
 import math
 import os
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = [
+    "EXIT_USAGE",
+    "CommandParser",
     "http_url",
     "input_file",
     "json_value",
@@ -21,6 +25,16 @@ __all__ = [
     "port",
     "positive_seconds",
 ]
+
+
+EXIT_USAGE = 2
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 def port(text: str) -> int:

@@ -240,7 +240,7 @@ def _json(report: InstallationReport, extras: list[ExtraStatus], accel: tuple[st
 
 def run_doctor(argv: Sequence[str]) -> int:
     """Entry point of ``agui doctor``; returns the exit status."""
-    from ag_ui.cli import CommandParser  # standard library only: safe here
+    from ag_ui.cli._arguments import CommandParser  # standard library only: safe here
 
     parser = CommandParser(prog="agui doctor", description=(__doc__ or "").split("\n\n")[1])
     _add_arguments(parser)
