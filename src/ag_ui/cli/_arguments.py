@@ -1,9 +1,7 @@
-"""The ``agui`` parser and argument types: bad values are refused at parse time.
+"""Argument types for the ``agui`` subcommands: bad values are refused at parse time.
 
-Each type is an ``argparse`` ``type=`` callable; a bad value raises
-``argparse.ArgumentTypeError``, which ``CommandParser`` prints as one line naming the option,
-then exits with status 2. Standard library only: ``agui doctor`` uses it where the rest of the
-package may not import.
+Each is an ``argparse`` ``type=`` callable; a bad value raises ``argparse.ArgumentTypeError``,
+which the command line prints as one line naming the option, then exits with status 2.
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ __all__ = [
 
 
 EXIT_USAGE = 2
+"""Exit status of a usage error (a bad option or argument), as argparse uses."""
 
 
 class CommandParser(argparse.ArgumentParser):
