@@ -18,6 +18,8 @@ connection lost mid-stream is reported and reconnected exactly as with httpx's t
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import Optional, TypeVar
@@ -70,6 +72,13 @@ class _Connection:
         )
 
     def close(self) -> None:
+        # asyncio closes the socket on a later turn of the loop; shut it down now so the server
+        # learns at once that the client left (and stops the agent), even if the caller goes on
+        # without yielding to the loop.
+        sock = self.writer.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
         self.writer.close()
 
 
