@@ -1,7 +1,4 @@
-"""Helpers for the client tests: tiny Starlette agents, in-process or on a real uvicorn.
-
-(A uniquely named module: test directories are not packages.)
-"""
+"""Helpers for the client tests: tiny Starlette agents, in-process or on a real uvicorn."""
 
 from __future__ import annotations
 

@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 
 import anyio
 import pytest
-from client_helpers import LiveServer, frames
 from starlette.requests import Request
 
 from ag_ui.client import HttpAgent
 from ag_ui.core import IdleTimeoutError, IncompleteStreamError
+from tests.client.client_helpers import LiveServer, frames
 
 pytestmark = pytest.mark.anyio
 

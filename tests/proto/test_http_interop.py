@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 import uvicorn
-from proto_corpus import corpus
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
@@ -23,6 +22,7 @@ from starlette.routing import Route
 
 from ag_ui.core import parse_event
 from ag_ui.encoder import AGUI_MEDIA_TYPE, EventEncoder
+from tests.proto.proto_corpus import corpus
 
 CLIENT = Path(__file__).resolve().parent.parent / "interop" / "proto_http_client.mjs"
 EVENTS = [parse_event(item) for item in corpus()]
