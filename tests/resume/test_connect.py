@@ -18,8 +18,9 @@ from ag_ui.proto import FrameDecoder
 from ag_ui.server import RunContext, create_app
 from ag_ui.store import InMemoryRunStore
 from ag_ui.verify import compact_events
+from tests.support.sse import sse_events, sse_ids
 
-from .resume_helpers import lifespan, sse_events, sse_ids, wire
+from .resume_helpers import lifespan, wire
 
 pytestmark = pytest.mark.anyio
 

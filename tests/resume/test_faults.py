@@ -22,8 +22,10 @@ from ag_ui.server._replay import BatchEncoder
 from ag_ui.server._store_writer import LiveBatch, LiveFeed
 from ag_ui.store import InMemoryRunStore, RedisRunStore
 from tests.redis_helpers import RedisServer, free_port
+from tests.support.servers import serve
+from tests.support.sse import sse_events, sse_ids
 
-from .resume_helpers import FAST, lifespan, serve, sse_events, sse_ids
+from .resume_helpers import FAST, lifespan
 
 pytestmark = pytest.mark.anyio
 

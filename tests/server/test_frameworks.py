@@ -13,8 +13,9 @@ from starlette.routing import Route
 import ag_ui.server
 from ag_ui.core import AgentCapabilities, IdentityCapabilities, StateCapabilities
 from ag_ui.server import AgentEndpoint, RunContext, create_app
+from tests.support.sse import sse_events
 
-from .conftest import run_body, sse_events
+from .conftest import run_body
 
 pytestmark = pytest.mark.anyio
 
