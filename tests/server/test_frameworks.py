@@ -10,7 +10,9 @@ from fastapi import FastAPI
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+import ag_ui.core.errors
 import ag_ui.server
+import ag_ui.store
 from ag_ui.core import AgentCapabilities, IdentityCapabilities, StateCapabilities
 from ag_ui.server import AgentEndpoint, RunContext, create_app
 from tests.support.sse import sse_events
@@ -119,6 +121,7 @@ def test_public_surface() -> None:
         "DEFAULT_MAX_BODY_SIZE",
         "DetachedRuns",
         "HISTORY_TRIMMED_CODE",
+        "HistoryTrimmedError",
         "PROTOCOL_VIOLATION_CODE",
         "Principal",
         "RESUME_AFTER_HEADER",
@@ -129,13 +132,17 @@ def test_public_surface() -> None:
         "RequestRejectedError",
         "RunContext",
         "RunEndedError",
+        "RunError",
         "RunGuard",
+        "RunNotFoundError",
         "SERVER_SHUTDOWN_CODE",
         "STORE_UNAVAILABLE_CODE",
         "SequenceViolation",
         "SharedState",
         "Sink",
         "Step",
+        "StoreFullError",
+        "StoreUnavailableError",
         "TextMessageStream",
         "ToolCallStream",
         "create_app",
@@ -145,6 +152,26 @@ def test_public_surface() -> None:
     ]
     for name in ag_ui.server.__all__:
         assert getattr(ag_ui.server, name) is not None
+
+
+def test_every_error_a_server_user_raises_or_catches_is_importable_from_ag_ui_server() -> None:
+    # One class each, from the one tree in ag_ui.core.errors (ag_ui.store re-exports its own).
+    names = [
+        "HistoryTrimmedError",
+        "RequestRejectedError",
+        "RunEndedError",
+        "RunError",
+        "RunNotFoundError",
+        "SequenceViolation",
+        "StoreFullError",
+        "StoreUnavailableError",
+    ]
+    for name in names:
+        error = getattr(ag_ui.server, name)
+        assert error is getattr(ag_ui.core.errors, name)
+        assert issubclass(error, ag_ui.core.errors.AGUIError)
+        if name in ag_ui.store.__all__:
+            assert getattr(ag_ui.store, name) is error
 
 
 def test_missing_server_extra_names_it() -> None:

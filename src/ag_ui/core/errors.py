@@ -27,13 +27,15 @@
     │   │                                    a detached run's client reconnects first)
     │   └── IdleTimeoutError                 no event (nor keepalive) within the idle timeout
     ├── RunError                             the agent reported RUN_ERROR (carries ``code``)
-    ├── RunNotFoundError                     (ag_ui.store) unknown, expired or evicted run
-    ├── HistoryTrimmedError                  (ag_ui.store) the events asked for were trimmed
-    ├── StoreFullError                       (ag_ui.store) every run slot holds a running run
-    ├── StoreUnavailableError                (ag_ui.store) the store's service (Redis) is down
+    ├── RunNotFoundError                     (run stores) unknown, expired or evicted run
+    ├── HistoryTrimmedError                  (run stores) the events asked for were trimmed
+    ├── StoreFullError                       (run stores) every run slot holds a running run
+    ├── StoreUnavailableError                (run stores) the store's service (Redis) is down
     └── InterruptError                       a run would ignore or wrongly answer open interrupts
 
-Messages say what happened and how to fix it; input errors name the wire path
+The run-store errors are re-exported by ``ag_ui.store`` and ``ag_ui.server``; the server's
+own errors (``RequestRejectedError``, ``RunEndedError``, ``SequenceViolation``, ``RunError``) by
+``ag_ui.server``. Messages say what happened and how to fix it; input errors name the wire path
 (``messages[0] (role "user"): missing required field "id"``).
 """
 
@@ -52,6 +54,7 @@ __all__ = [
     "EventSequenceError",
     "FrameTooLargeError",
     "HTTPStatusError",
+    "HistoryTrimmedError",
     "IdleTimeoutError",
     "IncompleteStreamError",
     "InterruptError",
@@ -62,7 +65,10 @@ __all__ = [
     "RequestRejectedError",
     "RunEndedError",
     "RunError",
+    "RunNotFoundError",
     "SequenceViolation",
+    "StoreFullError",
+    "StoreUnavailableError",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventArmError",
@@ -382,3 +388,35 @@ class InterruptError(AGUIError):
         self.interrupt_ids: tuple[str, ...] = tuple(interrupt_ids)
         self.reason = reason
         super().__init__(message)
+
+
+# -- run stores (``ag_ui.store``; re-exported there and by ``ag_ui.server``) ----------------------
+
+
+class RunNotFoundError(AGUIError):
+    """No such run: never created, expired, or evicted (the server answers 404)."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(f"run {run_id!r} not found (unknown, expired or evicted)")
+
+
+class HistoryTrimmedError(AGUIError):
+    """The events after the requested position were trimmed (per-run event bound)."""
+
+    def __init__(self, run_id: str, position: int, oldest: int) -> None:
+        self.run_id = run_id
+        self.position = position
+        self.oldest = oldest
+        super().__init__(
+            f"run {run_id!r}: events after position {position} are no longer stored "
+            f"(oldest kept is {oldest}); raise max_events_per_run to keep more"
+        )
+
+
+class StoreFullError(AGUIError):
+    """Every slot holds a running run; nothing can be evicted (the server answers 503)."""
+
+
+class StoreUnavailableError(AGUIError):
+    """The backing service (e.g. Redis) cannot be reached."""

@@ -20,7 +20,16 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "ag_ui.server needs Starlette: install the server extra (pip install 'ag-ui-sdk[server]')"
     ) from exc
 
-from ag_ui.core.errors import RequestRejectedError, RunEndedError, SequenceViolation
+from ag_ui.core.errors import (
+    HistoryTrimmedError,
+    RequestRejectedError,
+    RunEndedError,
+    RunError,
+    RunNotFoundError,
+    SequenceViolation,
+    StoreFullError,
+    StoreUnavailableError,
+)
 from ag_ui.server._connect import Principal, default_principal
 from ag_ui.server._detached import (
     RUN_EXPIRED_CODE,
@@ -61,6 +70,7 @@ __all__ = [
     "DEFAULT_MAX_BODY_SIZE",
     "DetachedRuns",
     "HISTORY_TRIMMED_CODE",
+    "HistoryTrimmedError",
     "PROTOCOL_VIOLATION_CODE",
     "Principal",
     "RESUME_AFTER_HEADER",
@@ -71,13 +81,17 @@ __all__ = [
     "RequestRejectedError",
     "RunContext",
     "RunEndedError",
+    "RunError",
     "RunGuard",
+    "RunNotFoundError",
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "SequenceViolation",
     "SharedState",
     "Sink",
     "Step",
+    "StoreFullError",
+    "StoreUnavailableError",
     "TextMessageStream",
     "ToolCallStream",
     "create_app",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from ag_ui.core.errors import RequestRejectedError
+from ag_ui.core.errors import RequestRejectedError, RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._asgi import closing, send_error
@@ -34,7 +34,7 @@ from ag_ui.server._replay import (
     stream_response,
 )
 from ag_ui.server._request import check_method
-from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
+from ag_ui.store import RunStore
 from ag_ui.verify import compact_events
 
 if TYPE_CHECKING:

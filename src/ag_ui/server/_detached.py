@@ -20,13 +20,14 @@ from typing import Any, Optional
 import anyio
 from anyio.abc import TaskGroup
 
+from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import StoreWriter
 from ag_ui.server._verify import make_verifier
-from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
+from ag_ui.store import RunStore
 
 __all__ = [
     "RUN_EXPIRED_CODE",

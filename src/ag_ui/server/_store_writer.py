@@ -24,8 +24,9 @@ from typing import NamedTuple, Optional
 
 import anyio
 
+from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent, EventType
-from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
+from ag_ui.store import RunStore
 
 __all__ = ["LiveBatch", "LiveFeed", "StoreWriter"]
 

@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from ag_ui.core.capabilities import AgentCapabilities
-from ag_ui.core.errors import RequestRejectedError
+from ag_ui.core.errors import RequestRejectedError, StoreFullError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder import EventEncoder
@@ -49,7 +49,7 @@ from ag_ui.server._request import (
 )
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import LiveFeed, StoreWriter
-from ag_ui.store import RunStore, StoreFullError, StoreUnavailableError
+from ag_ui.store import RunStore
 
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
 

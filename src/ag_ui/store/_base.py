@@ -14,47 +14,9 @@ from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.errors import AGUIError
 from ag_ui.core.events import Event
 
-__all__ = [
-    "HistoryTrimmedError",
-    "RunNotFoundError",
-    "RunRecord",
-    "RunStore",
-    "StoreFullError",
-    "StoreUnavailableError",
-    "StoredEvent",
-]
-
-
-class RunNotFoundError(AGUIError):
-    """No such run: never created, expired, or evicted (the server answers 404)."""
-
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
-        super().__init__(f"run {run_id!r} not found (unknown, expired or evicted)")
-
-
-class HistoryTrimmedError(AGUIError):
-    """The events after the requested position were trimmed (per-run event bound)."""
-
-    def __init__(self, run_id: str, position: int, oldest: int) -> None:
-        self.run_id = run_id
-        self.position = position
-        self.oldest = oldest
-        super().__init__(
-            f"run {run_id!r}: events after position {position} are no longer stored "
-            f"(oldest kept is {oldest}); raise max_events_per_run to keep more"
-        )
-
-
-class StoreFullError(AGUIError):
-    """Every slot holds a running run; nothing can be evicted (the server answers 503)."""
-
-
-class StoreUnavailableError(AGUIError):
-    """The backing service (e.g. Redis) cannot be reached."""
+__all__ = ["RunRecord", "RunStore", "StoredEvent"]
 
 
 @dataclass(frozen=True)

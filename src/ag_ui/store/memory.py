@@ -12,16 +12,14 @@ from typing import Optional
 import anyio
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.events import Event
-from ag_ui.encoder.encoder import event_to_json
-from ag_ui.store._base import (
+from ag_ui.core.errors import (
     HistoryTrimmedError,
     RunNotFoundError,
-    RunRecord,
-    RunStore,
-    StoredEvent,
     StoreFullError,
 )
+from ag_ui.core.events import Event
+from ag_ui.encoder.encoder import event_to_json
+from ag_ui.store._base import RunRecord, RunStore, StoredEvent
 
 __all__ = ["InMemoryRunStore"]
 

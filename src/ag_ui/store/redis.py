@@ -31,17 +31,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.events import Event, EventType
-from ag_ui.encoder.encoder import event_to_json
-from ag_ui.store._base import (
+from ag_ui.core.errors import (
     HistoryTrimmedError,
     RunNotFoundError,
-    RunRecord,
-    RunStore,
-    StoredEvent,
     StoreFullError,
     StoreUnavailableError,
 )
+from ag_ui.core.events import Event, EventType
+from ag_ui.encoder.encoder import event_to_json
+from ag_ui.store._base import RunRecord, RunStore, StoredEvent
 
 __all__ = ["RedisRunStore"]
 
