@@ -30,18 +30,20 @@ from ag_ui.core.errors import (
     StoreFullError,
     StoreUnavailableError,
 )
-from ag_ui.server._connect import Principal, default_principal
-from ag_ui.server._detached import (
+from ag_ui.server._access import Authorize, Principal, default_principal
+from ag_ui.server._detached import DetachedRuns
+from ag_ui.server._diff import json_patch_diff
+from ag_ui.server._failures import (
+    AGENT_ERROR_CODE,
+    HISTORY_TRIMMED_CODE,
     RUN_EXPIRED_CODE,
     SERVER_SHUTDOWN_CODE,
     STORE_UNAVAILABLE_CODE,
-    DetachedRuns,
 )
-from ag_ui.server._diff import json_patch_diff
 from ag_ui.server._guard import PROTOCOL_VIOLATION_CODE, RunGuard
-from ag_ui.server._replay import HISTORY_TRIMMED_CODE, RESUME_AFTER_HEADER, RESUME_KEY_HEADER
+from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER
 from ag_ui.server._request import DEFAULT_MAX_BODY_SIZE
-from ag_ui.server._runner import AGENT_ERROR_CODE, Agent, Sink, run_agent
+from ag_ui.server._runner import Agent, Sink, run_agent
 from ag_ui.server._state import Activity, SharedState
 from ag_ui.server._streams import (
     ReasoningMessageStream,
@@ -51,13 +53,7 @@ from ag_ui.server._streams import (
     ToolCallStream,
 )
 from ag_ui.server.context import RunContext
-from ag_ui.server.endpoint import (
-    DEFAULT_KEEPALIVE,
-    AgentEndpoint,
-    Authorize,
-    CapabilitiesSource,
-    create_app,
-)
+from ag_ui.server.endpoint import DEFAULT_KEEPALIVE, AgentEndpoint, CapabilitiesSource, create_app
 
 __all__ = [
     "AGENT_ERROR_CODE",

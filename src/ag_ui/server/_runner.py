@@ -17,15 +17,14 @@ from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolation
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
+from ag_ui.server._failures import AGENT_ERROR_CODE
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._verify import make_verifier
 from ag_ui.server.context import RunContext, safe_error
 
-__all__ = ["AGENT_ERROR_CODE", "Agent", "Sink", "run_agent"]
+__all__ = ["Agent", "Sink", "run_agent"]
 
 logger = logging.getLogger("ag_ui.server")
-
-AGENT_ERROR_CODE = "agent_error"
 
 Agent = Callable[
     [RunAgentInput, RunContext],
