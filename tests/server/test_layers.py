@@ -26,7 +26,7 @@ LAYERS: dict[str, list[set[str]]] = {
         # 6. the public surface
         {"__init__"},
     ],
-    "store": [{"_base"}, {"memory", "redis"}, {"__init__"}],
+    "store": [{"_renamed"}, {"_base"}, {"memory", "redis"}, {"__init__"}],
 }
 
 OTHER_PACKAGES = {

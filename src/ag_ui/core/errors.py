@@ -393,23 +393,41 @@ class InterruptError(AGUIError):
 # -- run stores (``ag_ui.store``; re-exported there and by ``ag_ui.server``) ----------------------
 
 
-class RunNotFoundError(AGUIError):
+class _KeyedStoreError(AGUIError):
+    """A store error about one run, named by its ``key`` (the server's resume key)."""
+
+    key: str
+
+    @property
+    def run_id(self) -> str:
+        """Deprecated: the run's key, ``key`` (it was never the client's ``runId``)."""
+        import warnings
+
+        warnings.warn(
+            f"{type(self).__name__}.run_id is deprecated: use .key (the run's resume key)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.key
+
+
+class RunNotFoundError(_KeyedStoreError):
     """No such run: never created, expired, or evicted (the server answers 404)."""
 
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
-        super().__init__(f"run {run_id!r} not found (unknown, expired or evicted)")
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"run {key!r} not found (unknown, expired or evicted)")
 
 
-class HistoryTrimmedError(AGUIError):
+class HistoryTrimmedError(_KeyedStoreError):
     """The events after the requested position were trimmed (per-run event bound)."""
 
-    def __init__(self, run_id: str, position: int, oldest: int) -> None:
-        self.run_id = run_id
+    def __init__(self, key: str, position: int, oldest: int) -> None:
+        self.key = key
         self.position = position
         self.oldest = oldest
         super().__init__(
-            f"run {run_id!r}: events after position {position} are no longer stored "
+            f"run {key!r}: events after position {position} are no longer stored "
             f"(oldest kept is {oldest}); raise max_events_per_run to keep more"
         )
 
