@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import Any, get_type_hints
 
 import httpx
 import pytest
@@ -15,6 +16,7 @@ import ag_ui.server
 import ag_ui.store
 from ag_ui.core import AgentCapabilities, IdentityCapabilities, StateCapabilities
 from ag_ui.server import AgentEndpoint, RunContext, create_app
+from ag_ui.server.endpoint import EndpointOptions
 from tests.support.sse import sse_events
 
 from .conftest import run_body
@@ -152,6 +154,13 @@ def test_public_surface() -> None:
     ]
     for name in ag_ui.server.__all__:
         assert getattr(ag_ui.server, name) is not None
+
+
+def test_create_app_options_are_exactly_the_endpoints() -> None:
+    # create_app(**options: Unpack[EndpointOptions]) types what it passes to AgentEndpoint.
+    parameters = inspect.signature(AgentEndpoint).parameters
+    keywords = {name for name in parameters if name not in ("agent", "capabilities")}
+    assert set(get_type_hints(EndpointOptions)) == keywords
 
 
 def test_every_error_a_server_user_raises_or_catches_is_importable_from_ag_ui_server() -> None:

@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 import anyio
 from anyio.abc import TaskGroup
+from starlette.requests import Request
 
 from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.types import RunAgentInput
@@ -95,7 +96,7 @@ async def run_detached(
     verify: bool,
     debug: bool,
     auth: Any,
-    request: Any,
+    request: Request,
 ) -> None:
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
     never raises except for cancellation. The store is told the run finished whatever

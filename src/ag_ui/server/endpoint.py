@@ -17,7 +17,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -47,6 +47,9 @@ from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import LiveFeed, StoreWriter
 from ag_ui.store import RunStore
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
 
 logger = logging.getLogger("ag_ui.server")
@@ -58,8 +61,24 @@ CapabilitiesSource = Union[
 DEFAULT_KEEPALIVE = 15.0
 
 
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
+class EndpointOptions(TypedDict, total=False):
+    """``AgentEndpoint``'s options, as ``create_app(agent, **options)`` takes them."""
+
+    verify: bool
+    debug: bool
+    keepalive: Optional[float]
+    max_body_size: int
+    authorize: Optional[Authorize]
+    store: Optional[RunStore]
+    run_ttl: Optional[float]
+    principal: Principal
+
+
+async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
+    if isinstance(source, AgentCapabilities):
+        return source
+    produced = source()
+    return await produced if inspect.isawaitable(produced) else produced
 
 
 class AgentEndpoint:
@@ -148,7 +167,7 @@ class AgentEndpoint:
         return routes
 
     @asynccontextmanager
-    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+    async def lifespan(self, app: object = None) -> AsyncIterator[None]:
         """Serve detached runs while the block runs; leaving it stops the runs still going.
 
         Pass it as (or call it from) your app's lifespan: ``Starlette(lifespan=endpoint.lifespan)``
@@ -299,9 +318,7 @@ class _CapabilitiesEndpoint:
             source = self._endpoint.capabilities
             if source is None:
                 raise RequestRejectedError(404, "not_found", "this agent declares no capabilities")
-            capabilities = (
-                source if isinstance(source, AgentCapabilities) else await _maybe_await(source())
-            )
+            capabilities = await _capabilities_of(source)
         except RequestRejectedError as rejection:
             await send_error(send, rejection)
             return
@@ -314,7 +331,7 @@ def create_app(
     *,
     path: str = "/agent",
     capabilities: Optional[CapabilitiesSource] = None,
-    **options: Any,
+    **options: Unpack[EndpointOptions],
 ) -> Starlette:
     """A standalone Starlette app serving ``agent`` at ``POST path`` (and capabilities).
 

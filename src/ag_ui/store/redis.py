@@ -25,6 +25,7 @@ try:
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import RedisError
     from redis.exceptions import TimeoutError as RedisTimeoutError
+    from redis.typing import EncodableT, FieldT
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "RedisRunStore needs the redis package: pip install 'ag-ui-sdk[redis]'"
@@ -59,7 +60,7 @@ class RedisRunStore(RunStore):
         self,
         url: str = "redis://127.0.0.1:6379/0",
         *,
-        client: Any = None,
+        client: Optional[aioredis.Redis] = None,
         prefix: str = "agui:",
         max_runs: int = 10_000,
         max_events_per_run: int = 100_000,
@@ -67,7 +68,7 @@ class RedisRunStore(RunStore):
         run_ttl: float = 3600.0,
         block_seconds: float = 1.0,
     ) -> None:
-        self._redis: Any = client or aioredis.from_url(
+        self._redis: aioredis.Redis = client or aioredis.from_url(
             url, socket_connect_timeout=2, socket_timeout=block_seconds + 5
         )
         self._owns_client = client is None
@@ -124,13 +125,18 @@ class RedisRunStore(RunStore):
     async def create(self, key: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
         await self._make_room()
         meta = self._meta(key)
-        fields = {"thread_id": thread_id, "owner": owner or "", "has_owner": int(owner is not None)}
+        fields: dict[FieldT, EncodableT] = {
+            "thread_id": thread_id,
+            "owner": owner or "",
+            "has_owner": int(owner is not None),
+            "finished": 0,
+        }
         created = await self._call(self._redis.hsetnx(meta, "thread_id", thread_id))
         if not created:
             raise ValueError(f"run {key!r} already exists")
         thread_key = f"{self.prefix}thread:{thread_id}"
         pipe = self._redis.pipeline()
-        pipe.hset(meta, mapping={**fields, "finished": 0})
+        pipe.hset(meta, mapping=fields)
         pipe.expire(meta, self.run_ttl)
         pipe.zadd(f"{self.prefix}runs", {key: time.time()})
         pipe.rpush(thread_key, key)
