@@ -166,8 +166,11 @@ def test_core_all_is_pinned_and_importable() -> None:
 def test_encoder_all() -> None:
     assert ag_ui.encoder.__all__ == [
         "AGUI_MEDIA_TYPE",
+        "DEFAULT_MAX_EVENT_SIZE",
         "SSE_MEDIA_TYPE",
         "EventEncoder",
+        "SSEDecoder",
+        "SSEMessage",
         "event_to_json",
         "negotiate_media_type",
         "parse_accept",

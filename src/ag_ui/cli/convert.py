@@ -11,10 +11,10 @@ import argparse
 import sys
 from typing import Any, BinaryIO, Callable
 
-from ag_ui.cli._recorded_streams import FORMATS, Format, detect_format, read_events
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import UnknownEventTypeError
 from ag_ui.encoder import event_to_json, sse_frame
+from ag_ui.recording import FORMATS, Format, detect_format, read_events
 
 
 def register(subparsers: Any) -> None:

@@ -43,7 +43,6 @@ from ag_ui.client.middleware import (
 )
 from ag_ui.client.reconnect import Reconnect, ReconnectPolicy
 from ag_ui.client.result import RunAgentResult
-from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder, SSEMessage
 from ag_ui.client.subscriber import (
     UNSET,
     AgentStateMutation,
@@ -54,6 +53,7 @@ from ag_ui.client.subscriber import (
 from ag_ui.client.sync import SyncHttpAgent
 from ag_ui.client.transport import AbortSignal
 from ag_ui.core.errors import InterruptError
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder, SSEMessage
 
 __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",

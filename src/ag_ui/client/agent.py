@@ -38,7 +38,6 @@ from ag_ui.client.interrupts import check_resume_covers
 from ag_ui.client.middleware import MiddlewareLike, chain
 from ag_ui.client.reconnect import Reconnect, ReconnectPolicy
 from ag_ui.client.result import RunAgentResult
-from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.client.subscriber import (
     AgentSubscriber,
     Subscription,
@@ -56,6 +55,7 @@ from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import AGUIError, IncompleteStreamError, TransportError
 from ag_ui.core.types import Context, Interrupt, Message, ResumeEntry, RunAgentInput, Tool
 from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 
 __all__ = ["HttpAgent"]
 

@@ -15,7 +15,6 @@ import importlib
 import warnings
 from typing import Any, Optional, Protocol
 
-from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
 from ag_ui.core.decoding import AnyEvent, parse_any_event
 from ag_ui.core.errors import (
     AGUIValidationError,
@@ -26,6 +25,7 @@ from ag_ui.core.errors import (
     UnknownEventTypeError,
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
 
 __all__ = [
     "EventDecoder",

@@ -31,7 +31,6 @@ from ag_ui.client.decoding import (
     decoder_for_content_type,
     is_known_content_type,
 )
-from ag_ui.client.sse import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (
@@ -42,6 +41,7 @@ from ag_ui.core.errors import (
     TransportError,
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 
 __all__ = [
     "AbortSignal",

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ag_ui.client.sse import SSEDecoder, SSEMessage
 from ag_ui.core.errors import FrameTooLargeError
+from ag_ui.encoder import SSEDecoder, SSEMessage
 
 STREAM_LF = (
     b": hello\n"
