@@ -125,7 +125,7 @@ class ConnectEndpoint:
             except RunNotFoundError:
                 continue  # expired between the listing and now
         if not runs:
-            raise RunNotFoundError(thread_id)
+            raise run_not_found()
         return runs
 
     async def _thread_frames(
