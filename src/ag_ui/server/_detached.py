@@ -24,6 +24,7 @@ from starlette.requests import Request
 from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder.encoder import event_to_json
+from ag_ui.server._downgrade import downgrading_sink
 from ag_ui.server._failures import RUN_EXPIRED_CODE, SERVER_SHUTDOWN_CODE
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._runner import Agent, run_agent
@@ -97,6 +98,7 @@ async def run_detached(
     debug: bool,
     auth: Any,
     request: Request,
+    downgrade: bool = True,
 ) -> None:
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
     never raises except for cancellation. The store is told the run finished whatever
@@ -111,7 +113,7 @@ async def run_detached(
                     await run_agent(
                         agent,
                         run_input,
-                        writer.put,
+                        downgrading_sink(writer.put, run_input, enabled=downgrade),
                         verify=verify,
                         debug=debug,
                         auth=auth,

@@ -107,7 +107,7 @@ async def stream_response(
     """Send a 200 event-stream response (``encoder``'s content type, plus ``headers``) made of
     what ``produce`` puts, with keepalives, until it returns or the client leaves."""
     raw_headers = [
-        (b"content-type", encoder.get_content_type().encode("latin-1")),
+        (b"content-type", encoder.get_binary_content_type().encode("latin-1")),
         (b"cache-control", b"no-cache"),
         (b"x-accel-buffering", b"no"),
     ]

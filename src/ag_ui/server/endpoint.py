@@ -33,6 +33,7 @@ from ag_ui.server._access import AccessControl, Authorize, Principal, default_pr
 from ag_ui.server._asgi import read_body, send_error, send_json
 from ag_ui.server._connect import ConnectEndpoint
 from ag_ui.server._detached import DetachedRuns, run_detached
+from ag_ui.server._downgrade import downgrading_sink
 from ag_ui.server._failures import runs_not_started, store_full, store_unavailable
 from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, live_frames
 from ag_ui.server._request import (
@@ -72,6 +73,7 @@ class EndpointOptions(TypedDict, total=False):
     store: Optional[RunStore]
     run_ttl: Optional[float]
     principal: Principal
+    downgrade_older_clients: bool
 
 
 async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
@@ -104,6 +106,8 @@ class AgentEndpoint:
       (code ``run_expired``); default: 90% of the store's ``run_ttl``.
     * ``principal``: derives a run's owner from the ``authorize`` hook's return value
       (default ``default_principal``); a reconnect by another principal gets 404.
+    * ``downgrade_older_clients`` (default on): a client declaring a protocol before 1.0 (or
+      none) gets output its era understands (docs/server.md, "Older clients").
     """
 
     def __init__(
@@ -119,8 +123,11 @@ class AgentEndpoint:
         store: Optional[RunStore] = None,
         run_ttl: Optional[float] = None,
         principal: Principal = default_principal,
+        downgrade_older_clients: bool = True,
     ) -> None:
         self.agent = agent
+        # docs/server.md "Older clients": what a client declaring an older protocol gets.
+        self.downgrade_older_clients = downgrade_older_clients
         self.capabilities = capabilities
         self.verify = verify
         self.debug = debug
@@ -231,14 +238,15 @@ class AgentEndpoint:
         encode = encoder.encode_binary if encoder.is_protobuf else encoder.encode_sse
 
         async def produce(put: Put) -> None:
-            async def sink(events: list[BaseEvent]) -> None:
+            async def encoding_sink(events: list[BaseEvent]) -> None:
                 for event in events:
                     await put(encode(event))
 
+            enabled = self.downgrade_older_clients
             await run_agent(
                 self.agent,
                 run_input,
-                sink,
+                downgrading_sink(encoding_sink, run_input, enabled=enabled),
                 verify=self.verify,
                 debug=self.debug,
                 auth=auth,
@@ -290,6 +298,7 @@ class AgentEndpoint:
                 debug=self.debug,
                 auth=auth,
                 request=request,
+                downgrade=self.downgrade_older_clients,
             )
         )
         return key, feed
