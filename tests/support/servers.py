@@ -40,7 +40,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal, Optional
+from typing import IO, Literal, Optional
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -121,9 +121,12 @@ def serve_process(
     *,
     cwd: Optional[Path] = None,
     env: Optional[Mapping[str, str]] = None,
+    stderr: Optional[IO[str]] = None,
+    start_timeout: float = _START_TIMEOUT,
 ) -> Iterator[str]:
     """Run ``command`` (with ``FD`` in it) as a server process on a socket bound here; yields
-    the base URL once the server answers HTTP."""
+    the base URL once the server answers HTTP (within ``start_timeout`` seconds). ``stderr``:
+    a file for what the process writes there (a file, not a pipe nobody reads)."""
     sock = listening_socket()
     if FD not in command:
         sock.close()
@@ -131,12 +134,12 @@ def serve_process(
     fd = sock.fileno()
     argv = [str(fd) if part == FD else part for part in command]
     try:
-        process = subprocess.Popen(argv, cwd=cwd, env=env, pass_fds=[fd])
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stderr=stderr, pass_fds=[fd])
     finally:
         url = _url(sock)
         sock.close()  # the process holds its own copy; ours would keep the port open if it died
     try:
-        _wait_until_answering(url, process)
+        _wait_until_answering(url, process, start_timeout)
         yield url
     finally:
         process.terminate()
@@ -147,11 +150,11 @@ def serve_process(
             process.wait(timeout=10)
 
 
-def _wait_until_answering(url: str, process: subprocess.Popen[bytes]) -> None:
+def _wait_until_answering(url: str, process: subprocess.Popen[bytes], timeout: float) -> None:
     """Wait for any HTTP answer to ``GET /`` (the socket listens from the start, so a request
     waits in the backlog until the server accepts it; it is retried to notice a crash)."""
     port = int(url.rsplit(":", 1)[1])
-    deadline = time.monotonic() + _START_TIMEOUT
+    deadline = time.monotonic() + timeout
     while True:
         if process.poll() is not None:
             raise RuntimeError(f"the server process exited with code {process.returncode}")
@@ -163,7 +166,7 @@ def _wait_until_answering(url: str, process: subprocess.Popen[bytes]) -> None:
         except (OSError, http.client.HTTPException):
             if time.monotonic() > deadline:
                 raise RuntimeError(
-                    f"the server process did not answer within {_START_TIMEOUT:g} s"
+                    f"the server process did not answer within {timeout:g} s"
                 ) from None
         finally:
             connection.close()
