@@ -31,6 +31,10 @@ KEYED_METHODS = (
 """The ``RunStore`` methods whose first parameter is the run's key."""
 
 
+_WRAPPERS: set[Callable[..., Any]] = set()
+"""The wrappers made so far (a class body reusing a wrapped method does not wrap it twice)."""
+
+
 def warn_renamed(old: str, new: str) -> None:
     warnings.warn(
         f"{old} is deprecated: the store's run key is named 'key' (it is the server's resume "
@@ -45,7 +49,7 @@ def accept_old_key_keyword(cls: type, names: tuple[str, ...]) -> None:
     called with ``run_id=`` (a method still naming it ``run_id`` takes it as it is)."""
     for name in names:
         method = cls.__dict__.get(name)
-        if method is None or getattr(method, "_takes_old_key_keyword", False):
+        if method is None or method in _WRAPPERS:
             continue
         if "key" in inspect.signature(method).parameters:
             setattr(cls, name, _taking_old_key_keyword(method))
@@ -62,5 +66,5 @@ def _taking_old_key_keyword(method: Callable[..., Any]) -> Callable[..., Any]:
             kwargs["key"] = kwargs.pop("run_id")
         return method(self, *args, **kwargs)
 
-    call._takes_old_key_keyword = True  # type: ignore[attr-defined]
+    _WRAPPERS.add(call)
     return call
