@@ -14,7 +14,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "ag_ui"
 LAYERS: dict[str, list[set[str]]] = {
     "server": [
         # 1. what a run's events become, without I/O: the guard, the agent's helpers, the codes
-        {"_guard", "_verify", "_downgrade", "_diff", "_streams", "_state", "context", "_failures"},
+        {"_guard", "_downgrade", "_diff", "_streams", "_state", "context", "_failures"},
         # 2. driving an agent through the guard into a sink
         {"_runner"},
         # 3. HTTP plumbing that knows neither agents nor stores

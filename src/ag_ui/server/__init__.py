@@ -28,6 +28,7 @@ from ag_ui.core.errors import (
     RunError,
     RunNotFoundError,
     SequenceViolation,
+    SequenceViolationError,
     StoreFullError,
     StoreUnavailableError,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "SequenceViolation",
+    "SequenceViolationError",
     "SharedState",
     "Sink",
     "Step",

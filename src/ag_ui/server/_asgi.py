@@ -1,31 +1,16 @@
-"""ASGI plumbing shared by the endpoints: reading the request body, JSON answers (errors
-included), and closing async iterators (the streaming response is in ``_response``)."""
+"""ASGI plumbing shared by the endpoints: reading the request body and JSON answers (errors
+included). The streaming response is in ``_response``."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Optional, TypeVar
+from typing import Optional
 
 from starlette.types import Receive, Send
 
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.server._request import error_body, too_large
 
-__all__ = ["closing", "read_body", "send_error", "send_json"]
-
-_T = TypeVar("_T")
-
-
-@asynccontextmanager
-async def closing(iterator: AsyncIterator[_T]) -> AsyncGenerator[AsyncIterator[_T], None]:
-    """Close an async iterator (e.g. a store reader) on exit, also when cancelled."""
-    try:
-        yield iterator
-    finally:
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            await aclose()
+__all__ = ["read_body", "send_error", "send_json"]
 
 
 async def read_body(receive: Receive, limit: int) -> Optional[bytes]:

@@ -20,11 +20,12 @@ from typing import NamedTuple, Optional
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from ag_ui.core._aiter import closing
 from ag_ui.core.errors import RequestRejectedError, RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import Event, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._access import AccessControl
-from ag_ui.server._asgi import closing, send_error
+from ag_ui.server._asgi import send_error
 from ag_ui.server._failures import run_not_found, store_lost, store_unavailable, thread_run_expired
 from ag_ui.server._replay import (
     RESUME_AFTER_HEADER,

@@ -16,11 +16,11 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Optional
 
+from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import HistoryTrimmedError, RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent
 from ag_ui.encoder import EventEncoder
-from ag_ui.server._asgi import closing
 from ag_ui.server._failures import history_trimmed, run_expired_while_read, store_lost
 from ag_ui.server._store_writer import LiveBatch, LiveFeed
 from ag_ui.store import RunStore, StoredEvent

@@ -21,8 +21,8 @@ from typing import Optional
 import anyio
 from starlette.types import Message, Receive, Send
 
+from ag_ui.core._aiter import closing
 from ag_ui.encoder import EventEncoder
-from ag_ui.server._asgi import closing
 from ag_ui.server._outbox import Outbox
 
 __all__ = ["Producer", "Put", "Writer", "pump", "stream_response", "watch_disconnect"]

@@ -20,7 +20,7 @@ from typing import Any, Optional, Union
 from pydantic import BaseModel
 from starlette.requests import Request
 
-from ag_ui.core.errors import RunEndedError, RunError, SequenceViolation
+from ag_ui.core.errors import RunEndedError, RunError, SequenceViolationError
 from ag_ui.core.events import (
     BaseEvent,
     CustomEvent,
@@ -337,7 +337,7 @@ class RunContext:
         )
         try:
             yield sub
-        except (SequenceViolation, RunEndedError):
+        except (SequenceViolationError, RunEndedError):
             raise
         except Exception as exc:
             message, code = safe_error(exc, debug=self.debug, code="subagent_error", who=name)
