@@ -40,7 +40,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Literal, Optional
+from typing import IO, Any, Literal, Optional
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -76,11 +76,21 @@ def serve(
     *,
     lifespan: Literal["on", "off", "auto"] = "on",
     log_level: str = "warning",
+    sock: Optional[socket.socket] = None,
+    **uvicorn_options: Any,
 ) -> Iterator[str]:
-    """Serve ``app`` with uvicorn in a background thread; yields the base URL."""
-    sock = listening_socket()
+    """Serve ``app`` with uvicorn in a background thread; yields the base URL.
+
+    ``sock``: a ``listening_socket()`` of the caller's, to know the port before the server
+    starts (``serve`` closes it at the end); ``uvicorn_options`` go to ``uvicorn.Config``.
+    """
+    sock = sock if sock is not None else listening_socket()
     config = uvicorn.Config(
-        app, lifespan=lifespan, log_level=log_level, timeout_graceful_shutdown=1
+        app,
+        lifespan=lifespan,
+        log_level=log_level,
+        timeout_graceful_shutdown=1,
+        **uvicorn_options,
     )
     server = uvicorn.Server(config)
     exit_codes: list[object] = []
