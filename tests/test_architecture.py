@@ -70,11 +70,9 @@ LAZY_ONLY = {
     ("ag_ui.testing", "ag_ui.proto"),
 }
 
-# Import cycles known to be removed on another branch; each entry names where. (The server's
-# access-control split lands with the i14-server branch; delete the entry when it is merged.)
-KNOWN_CYCLES: set[frozenset[str]] = {
-    frozenset({"ag_ui.server._connect", "ag_ui.server.endpoint"}),
-}
+# Import cycles known to be removed on another branch; each entry names where. (None left: the
+# server's access-control split, server/_access.py, removed the _connect/endpoint one.)
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def _module_name(path: Path) -> str:

@@ -15,9 +15,7 @@ from ag_ui.cli import main
 from ag_ui.core import parse_event
 from ag_ui.encoder import event_to_json, sse_frame
 from ag_ui.proto import encode_frame
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "proto"))
-from proto_corpus import corpus
+from tests.proto.proto_corpus import corpus
 
 EVENTS = [parse_event(item) for item in corpus()]
 JSONL = b"".join(event_to_json(event) + b"\n" for event in EVENTS)

@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from ag_ui import cli
 from ag_ui.cli import build_parser, subcommands
-from tests.server.conftest import serve
+from tests.support.servers import serve
 
 AGUI = [sys.executable, "-m", "ag_ui"]
 TRACEBACK_MARKS = (

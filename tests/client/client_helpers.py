@@ -1,25 +1,21 @@
-"""Helpers for the client tests: tiny Starlette agents, in-process or on a real uvicorn.
-
-(A uniquely named module: test directories are not packages.)
-"""
+"""Helpers for the client tests: tiny Starlette agents, in-process or on a real uvicorn."""
 
 from __future__ import annotations
 
 import json
-import socket
 import threading
-import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import ExitStack
 from typing import Any
 
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from ag_ui.client import HttpAgent
+from tests.support.servers import serve
 
 
 def frames(*events: dict[str, Any]) -> bytes:
@@ -83,26 +79,18 @@ def asgi_agent(app: Starlette, **options: Any) -> HttpAgent:
     return HttpAgent("http://agent/agent", http_client=client, **options)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class LiveServer:
-    """A real uvicorn on 127.0.0.1 in a background thread; routes can be added per test."""
+    """A real uvicorn on 127.0.0.1 in a background thread (``tests.support.servers.serve``);
+    routes can be added per test. ``start()`` before use, ``stop()`` after."""
 
     def __init__(self) -> None:
         self.routes: dict[str, Callable[[Request], AsyncIterator[bytes]]] = {}
         self.closed: dict[str, threading.Event] = {}
         self.media_types: dict[str, str] = {}
         self.disconnects: list[str] = []
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        app = Starlette(routes=[Route("/{name}", self._endpoint, methods=["POST"])])
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.url = ""
+        self._app = Starlette(routes=[Route("/{name}", self._endpoint, methods=["POST"])])
+        self._running = ExitStack()
 
     async def _endpoint(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -135,13 +123,7 @@ class LiveServer:
         return f"{self.url}/{name}"
 
     def start(self) -> None:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.01)
+        self.url = self._running.enter_context(serve(self._app))
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
+        self._running.close()

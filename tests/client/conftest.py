@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from client_helpers import LiveServer
+
+from tests.client.client_helpers import LiveServer
 
 
 @pytest.fixture

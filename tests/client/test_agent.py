@@ -10,15 +10,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from client_helpers import (
-    LiveServer,
-    Recorder,
-    asgi_agent,
-    frames,
-    run_frames,
-    sequence_app,
-    static_app,
-)
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -34,6 +25,15 @@ from ag_ui.core import (
     UserMessage,
 )
 from ag_ui.verify import CompatibilityWarning
+from tests.client.client_helpers import (
+    LiveServer,
+    Recorder,
+    asgi_agent,
+    frames,
+    run_frames,
+    sequence_app,
+    static_app,
+)
 
 pytestmark = pytest.mark.anyio
 

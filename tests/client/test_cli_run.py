@@ -7,11 +7,11 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from client_helpers import LiveServer, frames
 from starlette.requests import Request
 
 from ag_ui.cli import main
 from ag_ui.cli.run import run_client
+from tests.client.client_helpers import LiveServer, frames
 
 pytestmark = pytest.mark.anyio
 

@@ -8,10 +8,10 @@ import importlib
 from typing import Any
 
 import pytest
-from client_helpers import Recorder, asgi_agent, run_frames, sequence_app, static_app
 
 import ag_ui.client
 from ag_ui.client import DebugConfig, HttpAgent, HttpConfig, ReconnectPolicy
+from tests.client.client_helpers import Recorder, asgi_agent, run_frames, sequence_app, static_app
 
 pytestmark = pytest.mark.anyio
 

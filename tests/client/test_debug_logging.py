@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client_helpers import asgi_agent, run_frames, static_app
 
 from ag_ui.client import AgentStateMutation, DebugConfig, HttpAgent
 from ag_ui.client.debug import resolve_debug
@@ -21,6 +20,7 @@ from ag_ui.core import RunAgentInput
 from ag_ui.core.decoding import AnyEvent, parse_event
 from ag_ui.core.errors import HTTPStatusError
 from ag_ui.encoder import AGUI_MEDIA_TYPE, EventEncoder
+from tests.client.client_helpers import asgi_agent, run_frames, static_app
 
 pytestmark = pytest.mark.anyio
 

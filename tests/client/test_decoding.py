@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from client_helpers import asgi_agent, frames, static_app
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from ag_ui.core import (
     TextMessageContentEvent,
 )
 from ag_ui.core.legacy_events import ThinkingStartEvent
+from tests.client.client_helpers import asgi_agent, frames, static_app
 
 pytestmark = pytest.mark.anyio
 

@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 
 import anyio
 import pytest
-from client_helpers import LiveServer, frames
 from starlette.requests import Request
 
 from ag_ui.client import HttpAgent
 from ag_ui.core import IdleTimeoutError, IncompleteStreamError
+from tests.client.client_helpers import LiveServer, frames
 
 pytestmark = pytest.mark.anyio
 
@@ -24,33 +24,44 @@ async def _wait_closed(server: LiveServer, name: str) -> None:
     assert await anyio.to_thread.run_sync(server.closed[name].wait, 10)
 
 
+IDLE_TIMEOUT = 1.5
+"""Long enough that a loaded 2-core machine always delivers the response headers and the first
+event within it (so the timeout below fires between events, as the tests claim), short enough
+to keep the tests quick."""
+
+
 async def test_idle_timeout_between_events(live_server: LiveServer) -> None:
     release = anyio.Event()  # never set: the server stalls after RUN_STARTED
+    started = anyio.Event()
 
     async def stalls(request: Request) -> AsyncIterator[bytes]:
         yield frames(STARTED)
         await release.wait()
 
     url = live_server.add("stalls", stalls)
+    agent = HttpAgent(url, idle_timeout=IDLE_TIMEOUT)
+    agent.subscribe(on_run_started_event=lambda params: started.set())
     with pytest.raises(IdleTimeoutError) as info:
-        await HttpAgent(url, idle_timeout=0.3).run_agent()
-    assert info.value.seconds == 0.3
+        await agent.run_agent()
+    assert started.is_set()  # the stall came after an event, not before the first one
+    assert info.value.seconds == IDLE_TIMEOUT
     await _wait_closed(live_server, "stalls")
     assert "stalls" in live_server.disconnects
 
 
 async def test_keepalive_comments_reset_the_idle_timeout(live_server: LiveServer) -> None:
-    # Six keepalives 0.1 s apart: 0.6 s in total, longer than the 0.35 s idle timeout, but no
-    # gap is; the run must succeed. (A stall longer than the timeout is the test above.)
+    # Keepalives 0.1 s apart for 2 s: no event for longer than the idle timeout, so the run
+    # only succeeds because each comment resets it; every gap is 15x shorter than the timeout,
+    # which a busy machine does not stretch. (A stall longer than the timeout is the test above.)
     async def keepalives(request: Request) -> AsyncIterator[bytes]:
         yield frames(STARTED)
-        for _ in range(6):
+        for _ in range(20):
             await anyio.sleep(0.1)
             yield b": keepalive\n\n"
         yield frames(FINISHED)
 
     url = live_server.add("keepalives", keepalives)
-    result = await HttpAgent(url, idle_timeout=0.35).run_agent()
+    result = await HttpAgent(url, idle_timeout=IDLE_TIMEOUT).run_agent()
     assert result.outcome_type == "success"
 
 

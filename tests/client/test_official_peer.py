@@ -5,9 +5,7 @@ TypeScript ``@ag-ui/client@1.0.0`` and reject the same illegal sequence."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ import pytest
 
 from ag_ui.client import HttpAgent
 from ag_ui.core import ProtocolError, RunError
+from tests.support.servers import FD, serve_process
 
 REPO = Path(__file__).resolve().parents[2]
 INTEROP = REPO / "tests" / "interop"
@@ -26,39 +25,13 @@ INITIAL_STATE = {"x": 1}
 pytestmark = pytest.mark.anyio
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the official peer server exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the official peer server did not start listening")
-
-
 @pytest.fixture(scope="module")
 def official_url() -> Iterator[str]:
     if not OFFICIAL_PYTHON.exists():
         pytest.fail("run scripts/test once to create .venv-official (the official package)")
-    port = _free_port()
-    process = subprocess.Popen(
-        [str(OFFICIAL_PYTHON), str(INTEROP / "official_peer_server.py"), str(port)]
-    )
-    try:
-        _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    command = [str(OFFICIAL_PYTHON), str(INTEROP / "official_peer_server.py"), "--fd", FD]
+    with serve_process(command) as url:
+        yield url
 
 
 def ts_client(url: str) -> dict[str, Any]:

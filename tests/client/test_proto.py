@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client_helpers import LiveServer, Recorder, asgi_agent
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,6 +21,7 @@ from ag_ui.client import UnknownEventWarning
 from ag_ui.core import parse_event
 from ag_ui.core.errors import TruncatedFrameError
 from ag_ui.encoder import AGUI_MEDIA_TYPE, EventEncoder
+from tests.client.client_helpers import LiveServer, Recorder, asgi_agent
 
 pytestmark = pytest.mark.anyio
 

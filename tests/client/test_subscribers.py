@@ -7,7 +7,6 @@ from typing import Any
 
 import anyio
 import pytest
-from client_helpers import Recorder, asgi_agent, frames, run_frames, sequence_app, static_app
 
 from ag_ui.client import AgentStateMutation, AgentSubscriber, SubscriberError, SubscriberParams
 from ag_ui.core import (
@@ -17,6 +16,14 @@ from ag_ui.core import (
     UserMessage,
 )
 from ag_ui.core.errors import InterruptError
+from tests.client.client_helpers import (
+    Recorder,
+    asgi_agent,
+    frames,
+    run_frames,
+    sequence_app,
+    static_app,
+)
 
 pytestmark = pytest.mark.anyio
 

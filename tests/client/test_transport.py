@@ -6,7 +6,6 @@ import json
 import warnings
 
 import pytest
-from client_helpers import Recorder, asgi_agent, frames, run_frames, static_app
 
 from ag_ui.client import UnknownEventWarning
 from ag_ui.core import (
@@ -17,6 +16,7 @@ from ag_ui.core import (
     MalformedJSONError,
     RunError,
 )
+from tests.client.client_helpers import Recorder, asgi_agent, frames, run_frames, static_app
 
 pytestmark = pytest.mark.anyio
 

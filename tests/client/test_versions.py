@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import pytest
-from client_helpers import Recorder, asgi_agent, run_frames, static_app
 
 from ag_ui.client import HttpAgent
 from ag_ui.client.downgrade import (
@@ -28,6 +27,7 @@ from ag_ui.client.versions import (
 )
 from ag_ui.core import RunAgentInput
 from ag_ui.core.decoding import AnyEvent, parse_event
+from tests.client.client_helpers import Recorder, asgi_agent, run_frames, static_app
 
 pytestmark = pytest.mark.anyio
 

@@ -14,8 +14,9 @@ new doc files are picked up by the glob, with no change here. The conventions do
 - **Server blocks** are found by their code: a block that calls ``uvicorn.run(...)`` serves
   itself (``port=8000`` and the addresses above are rewritten to a free port); a block that
   assigns a module-level ``app`` and does not call ``uvicorn.run`` is served by the harness with
-  ``uvicorn block:app``. Either way it runs as a subprocess; the harness waits until it answers a
-  ``POST /agent`` run (another path with ``path=``), then stops it. A 200 answer must be a legal,
+  ``uvicorn block:app --fd N`` on a socket bound first. Either way it runs as a subprocess;
+  the harness waits until it answers a ``POST /agent`` run (another path with ``path=``), then
+  stops it. A 200 answer must be a legal,
   finished AG-UI run (read by ``HttpAgent``, strict); 401/403 (an ``authorize`` example) counts
   as an answer; anything else fails the block.
 - **Doctest blocks** (the block starts with ``>>>``) are run with ``doctest`` and must print what
@@ -69,6 +70,7 @@ from tests.docs.blocks import (
     doc_files,
     extract_blocks,
 )
+from tests.support.servers import listening_socket
 
 __all__ = [
     "Block",
@@ -243,25 +245,37 @@ def free_port() -> int:
 
 
 def _run_server(run: BlockRun, kind: Kind) -> str:
-    port = free_port()
+    # An app block is served on a socket bound here and inherited by uvicorn (no port race,
+    # tests/support/servers.py); a block calling uvicorn.run(port=...) binds its own port.
+    sock = listening_socket() if kind == "app" else None
+    port = sock.getsockname()[1] if sock is not None else free_port()
     for address in CLIENT_ADDRESSES:
         run.rewrite(address, f"127.0.0.1:{port}")
     path = _write(run)
-    if kind == "server":
+    if sock is None:
         source = _PORT_ARGUMENT.sub(f"port={port}", path.read_text(encoding="utf-8"))
         path.write_text(source, encoding="utf-8")
         command = [sys.executable, str(path)]
     else:
         command = [
             *(sys.executable, "-m", "uvicorn", f"{path.stem}:app"),
-            *("--app-dir", str(run.workdir), "--host", "127.0.0.1", "--port", str(port)),
+            *("--app-dir", str(run.workdir), "--fd", str(sock.fileno())),
             *("--log-level", "warning"),
         ]
     logs = run.workdir / "server.log"
     with open(logs, "w+", encoding="utf-8") as log:
-        process = subprocess.Popen(
-            command, cwd=run.workdir, env=_environment(run), stdout=log, stderr=subprocess.STDOUT
-        )
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=run.workdir,
+                env=_environment(run),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=() if sock is None else (sock.fileno(),),
+            )
+        finally:
+            if sock is not None:
+                sock.close()  # the server holds its own copy
         try:
             answer = _wait_for_answer(
                 run, process, f"http://127.0.0.1:{port}{run.block.directives.path}", logs

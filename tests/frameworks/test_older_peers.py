@@ -13,49 +13,29 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from ag_ui.demo import create_demo_app
 from tests.frameworks.venvs import framework_venv
-
-
-def _serve(app: Any) -> Iterator[str]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}/agent"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=20)
-        sock.close()
+from tests.support.servers import serve
 
 
 @pytest.fixture(scope="module")
 def demo_url() -> Iterator[str]:
-    yield from _serve(create_demo_app())
+    with serve(create_demo_app()) as url:
+        yield f"{url}/agent"
 
 
 @pytest.fixture(scope="module")
 def demo_without_downgrade_url() -> Iterator[str]:
-    yield from _serve(create_demo_app(downgrade_older_clients=False))
+    with serve(create_demo_app(downgrade_older_clients=False)) as url:
+        yield f"{url}/agent"
 
 
 MAF_CLIENT = r"""

@@ -1,8 +1,9 @@
 """An AG-UI agent built only with the official ``ag-ui-protocol==1.0.0`` package and FastAPI.
 
 Run with the official venv: ``.venv-official/bin/python tests/interop/official_peer_server.py
-PORT``. Each route is one scenario; the request body is parsed with the official
-``RunAgentInput`` so our client's request is checked by the official models too.
+PORT``, or ``--fd N`` to serve on an inherited listening socket (what the tests do, through
+``tests/support/servers.py``). Each route is one scenario; the request body is parsed with the
+official ``RunAgentInput`` so our client's request is checked by the official models too.
 """
 
 from __future__ import annotations
@@ -228,4 +229,7 @@ async def run_scenario(name: str, request: Request) -> StreamingResponse:
 
 
 if __name__ == "__main__":
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+    if sys.argv[1] == "--fd":
+        uvicorn.run(app, fd=int(sys.argv[2]), log_level="warning")
+    else:
+        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

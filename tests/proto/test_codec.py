@@ -8,7 +8,6 @@ import warnings
 from typing import Any
 
 import pytest
-from proto_corpus import corpus
 
 from ag_ui.core import (
     ActivitySnapshotEvent,
@@ -25,6 +24,7 @@ from ag_ui.core.errors import EncodingError, MalformedFrameError
 from ag_ui.core.legacy_events import ThinkingStartEvent
 from ag_ui.proto import decode_event, encode_event
 from ag_ui.proto._generated import events_pb2
+from tests.proto.proto_corpus import corpus
 
 
 def _wire(event: Any) -> dict[str, Any]:

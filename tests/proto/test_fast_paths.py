@@ -17,8 +17,6 @@ import pytest
 from google.protobuf import struct_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from proto_corpus import corpus
-from proto_strategies import EVENTS, fields
 
 from ag_ui.core import (
     StateDeltaEvent,
@@ -33,6 +31,8 @@ from ag_ui.proto import _fast, _values, decode_event, encode_event
 from ag_ui.proto._codec import decode_general, encode_general
 from ag_ui.proto._generated import events_pb2, patch_pb2
 from ag_ui.proto._nested import SPECIAL_FIELDS
+from tests.proto.proto_corpus import corpus
+from tests.proto.proto_strategies import EVENTS, fields
 
 FLAT = sorted(name for name, plan in _fast._PLANS.items() if plan.python)
 FLAT_C = sorted(_fast._PLANS)  # the compiled paths also carry open JSON

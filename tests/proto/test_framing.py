@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from proto_corpus import corpus
 
 from ag_ui.core import StepStartedEvent, TextMessageContentEvent, parse_event
 from ag_ui.core.errors import (
@@ -18,6 +17,7 @@ from ag_ui.core.errors import (
 )
 from ag_ui.proto import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_event, encode_frame
 from ag_ui.proto._generated import events_pb2
+from tests.proto.proto_corpus import corpus
 
 EVENTS = [parse_event(item) for item in corpus()]
 STREAM = b"".join(encode_frame(event) for event in EVENTS)

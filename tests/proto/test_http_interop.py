@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from proto_corpus import corpus
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
@@ -23,6 +18,8 @@ from starlette.routing import Route
 
 from ag_ui.core import parse_event
 from ag_ui.encoder import AGUI_MEDIA_TYPE, EventEncoder
+from tests.proto.proto_corpus import corpus
+from tests.support.servers import serve
 
 CLIENT = Path(__file__).resolve().parent.parent / "interop" / "proto_http_client.mjs"
 EVENTS = [parse_event(item) for item in corpus()]
@@ -40,23 +37,9 @@ async def _run(request: Request) -> StreamingResponse:
 
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     app = Starlette(routes=[Route("/run", _run, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("uvicorn did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}/run"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=20)
+    with serve(app) as url:
+        yield f"{url}/run"
 
 
 def _client(url: str, accept: str) -> dict[str, Any]:

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from proto_corpus import corpus
-from proto_strategies import EVENTS, fields
 
 from ag_ui.core import parse_event
 from ag_ui.core.events import EventType
 from ag_ui.proto import FrameDecoder, MalformedFrameError, UnknownEventArmError, encode_frame
+from tests.proto.proto_corpus import corpus
+from tests.proto.proto_strategies import EVENTS, fields
 
 INTEROP = Path(__file__).resolve().parent.parent / "interop"
 

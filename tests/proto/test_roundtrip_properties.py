@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from proto_strategies import EVENTS, fields
 
 from ag_ui.core import parse_event
 from ag_ui.core.events import EventType
 from ag_ui.proto import decode_event, encode_event
+from tests.proto.proto_strategies import EVENTS, fields
 
 
 def _same(left: Any, right: Any) -> bool:

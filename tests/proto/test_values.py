@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from google.protobuf import struct_pb2
 from hypothesis import given, settings
-from proto_strategies import json_object, json_value
 
 from ag_ui.proto._value_bytes import Unreadable, read_struct, read_value
 from ag_ui.proto._values import _walk_struct, _walk_value, fill_struct, fill_value
+from tests.proto.proto_strategies import json_object, json_value
 
 
 @settings(max_examples=300, deadline=None)

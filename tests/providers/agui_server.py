@@ -3,41 +3,30 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
-import uvicorn
-
 from ag_ui.server import create_app
+from tests.support.servers import listening_socket, serve
 
 
 class UvicornThread:
-    """``app`` served on a port the OS picks (the socket is bound before uvicorn starts)."""
+    """``app`` served on a port the OS picks (the socket is bound before uvicorn starts, by
+    ``tests.support.servers``); ``port`` is known before ``start()``."""
 
     def __init__(self, app: Any, **config: Any) -> None:
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
+        self._sock = listening_socket()
         self.port = int(self._sock.getsockname()[1])
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="critical", **config))
-        self._thread = threading.Thread(target=self._server.run, args=([self._sock],), daemon=True)
+        self._app = app
+        self._config = {"log_level": "critical", **config}
+        self._running = ExitStack()
 
     def start(self) -> None:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.01)
+        self._running.enter_context(serve(self._app, sock=self._sock, **self._config))
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
-        self._sock.close()
+        self._running.close()
 
 
 class AgentServer:

@@ -3,17 +3,12 @@ with text, tool calls and state, and an in-process client with the endpoint's li
 
 from __future__ import annotations
 
-import json
-import socket
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from typing import Any, Optional
 
 import anyio
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 
 from ag_ui.client import HttpAgent, ReconnectPolicy
@@ -60,32 +55,6 @@ def make_story_agent(delay: float = 0.0) -> Agent:
 story_agent = make_story_agent()
 
 
-@contextmanager
-def serve(app: Any) -> Iterator[str]:
-    """Serve ``app`` on a real uvicorn at 127.0.0.1 (lifespan on); yields the base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            server.should_exit = True
-            raise RuntimeError("uvicorn did not start within 10 s")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
-
-
 def in_process_agent(
     app: Starlette, cuts: list[Optional[int]], **options: Any
 ) -> tuple[HttpAgent, CuttingTransport]:
@@ -101,20 +70,6 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     """What an ASGI server does at start and stop (httpx's ASGI transport does not)."""
     async with app.state.endpoint.lifespan(app):
         yield
-
-
-def sse_events(text: str) -> list[dict[str, Any]]:
-    """(The wire dicts of an SSE body.)"""
-    events = []
-    for frame in text.split("\n\n"):
-        data = [line[6:] for line in frame.split("\n") if line.startswith("data: ")]
-        if data:
-            events.append(json.loads("\n".join(data)))
-    return events
-
-
-def sse_ids(text: str) -> list[str]:
-    return [line[4:] for line in text.split("\n") if line.startswith("id: ")]
 
 
 def wire(models: Iterator[Any] | list[Any]) -> list[Any]:

@@ -13,12 +13,12 @@ from ag_ui.client import HttpAgent, Reconnect, ReconnectPolicy, SyncHttpAgent
 from ag_ui.core.errors import HTTPStatusError, IncompleteStreamError
 from ag_ui.server import AgentEndpoint, create_app
 from ag_ui.store import InMemoryRunStore
+from tests.support.servers import serve
 
 from .resume_helpers import (
     in_process_agent,
     lifespan,
     make_story_agent,
-    serve,
     story_agent,
     wire,
 )

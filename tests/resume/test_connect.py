@@ -18,8 +18,9 @@ from ag_ui.proto import FrameDecoder
 from ag_ui.server import RunContext, create_app
 from ag_ui.store import InMemoryRunStore
 from ag_ui.verify import compact_events
+from tests.support.sse import sse_events, sse_ids
 
-from .resume_helpers import lifespan, sse_events, sse_ids, wire
+from .resume_helpers import lifespan, wire
 
 pytestmark = pytest.mark.anyio
 
@@ -204,6 +205,23 @@ async def test_only_the_runs_creator_may_reconnect() -> None:
         assert (history.status_code, history.json()) == (404, NOT_FOUND)
         anonymous = await server.connect(params={"runKey": key})
         assert anonymous.status_code == 401  # the same hook guards the connect endpoint
+
+
+async def test_access_set_on_the_endpoint_later_guards_every_route() -> None:
+    # The run, capabilities and connect endpoints share one AccessControl: a hook and a
+    # principal assigned to the endpoint after the app was built apply to all of them.
+    server = Server()
+    endpoint = server.app.state.endpoint
+    endpoint.authorize = authorize
+    endpoint.principal = lambda verdict: verdict["user"].upper()
+    assert endpoint.access.hook is authorize
+    async with lifespan(server.app), server.http:
+        assert (await server.run()).status_code == 401
+        key = (await server.run(headers={"x-user": "alice"})).headers["ag-ui-resume-key"]
+        assert (await server.store.get(key)).owner == "ALICE"
+        assert (await server.connect(params={"runKey": key})).status_code == 401
+        mine = await server.connect(params={"runKey": key}, headers={"x-user": "alice"})
+        assert sse_events(mine.text) == EXPECTED_RUN
 
 
 async def test_a_thread_reconnect_returns_its_compacted_history(server: Server) -> None:

@@ -22,8 +22,10 @@ from ag_ui.server._replay import BatchEncoder
 from ag_ui.server._store_writer import LiveBatch, LiveFeed
 from ag_ui.store import InMemoryRunStore, RedisRunStore
 from tests.redis_helpers import RedisServer, free_port
+from tests.support.servers import serve
+from tests.support.sse import sse_events, sse_ids
 
-from .resume_helpers import FAST, lifespan, serve, sse_events, sse_ids
+from .resume_helpers import FAST, lifespan
 
 pytestmark = pytest.mark.anyio
 
@@ -371,11 +373,12 @@ def test_a_slow_first_reader_falls_back_from_the_live_feed_to_the_store() -> Non
     assert values == [f"{n:06d}" for n in range(20000)]
 
 
-async def test_a_live_feed_past_its_limit_closes_and_says_so() -> None:
+async def test_a_live_feed_past_its_limit_closes_and_drops_what_it_held() -> None:
     feed = LiveFeed(limit=3)
     feed.push(LiveBatch(1, [b"{}"], None, False))
+    assert not feed.closed
     feed.push(LiveBatch(2, [b"{}"] * 3, None, False))
-    assert (feed.overflowed, feed.closed) == (True, True)
+    assert feed.closed
     assert [batch async for batch in feed.batches()] == []
     feed.push(LiveBatch(5, [b"{}"], None, True))  # ignored once closed
     assert [batch async for batch in feed.batches()] == []

@@ -15,8 +15,9 @@ import pytest
 from ag_ui.client import HttpAgent
 from ag_ui.server import create_app
 from ag_ui.store import InMemoryRunStore
+from tests.support.servers import serve
 
-from .resume_helpers import make_story_agent, serve, wire
+from .resume_helpers import make_story_agent, wire
 
 INTEROP = Path(__file__).resolve().parent.parent / "interop"
 

@@ -15,6 +15,7 @@ from ag_ui.client import HttpAgent
 from ag_ui.server import create_app
 from ag_ui.store import InMemoryRunStore, RedisRunStore
 from tests.redis_helpers import RedisServer, free_port
+from tests.support.servers import serve
 
 from .resume_helpers import (
     FAST,
@@ -22,7 +23,6 @@ from .resume_helpers import (
     in_process_agent,
     lifespan,
     make_story_agent,
-    serve,
     story_agent,
     wire,
 )

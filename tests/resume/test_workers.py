@@ -4,10 +4,7 @@ through worker B (which tails what A produces) with nothing lost and nothing rep
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,6 +18,7 @@ from ag_ui.server import create_app
 from ag_ui.store import InMemoryRunStore
 from tests.conftest import REPO
 from tests.redis_helpers import RedisServer, free_port
+from tests.support.servers import FD, serve_process
 
 from .resume_helpers import FAST, CuttingTransport, in_process_agent, lifespan, story_agent, wire
 
@@ -28,32 +26,10 @@ from .resume_helpers import FAST, CuttingTransport, in_process_agent, lifespan, 
 @contextmanager
 def worker(redis: RedisServer, prefix: str) -> Iterator[str]:
     """One uvicorn process serving tests/resume/worker_app.py; yields its base URL."""
-    port = free_port()
     env = {**os.environ, "AGUI_TEST_REDIS_URL": redis.url, "AGUI_TEST_PREFIX": prefix}
-    command = [sys.executable, "-m", "uvicorn", "tests.resume.worker_app:app", "--host"]
-    process = subprocess.Popen(
-        [*command, "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-        cwd=REPO,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"uvicorn worker on port {port} did not start")
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    command = [sys.executable, "-m", "uvicorn", "tests.resume.worker_app:app"]
+    with serve_process([*command, "--fd", FD, "--log-level", "warning"], cwd=REPO, env=env) as url:
+        yield url
 
 
 class ToWorkerB(httpx.AsyncBaseTransport):

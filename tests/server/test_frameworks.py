@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import Any, get_type_hints
 
 import httpx
 import pytest
@@ -10,11 +11,15 @@ from fastapi import FastAPI
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+import ag_ui.core.errors
 import ag_ui.server
+import ag_ui.store
 from ag_ui.core import AgentCapabilities, IdentityCapabilities, StateCapabilities
 from ag_ui.server import AgentEndpoint, RunContext, create_app
+from ag_ui.server.endpoint import EndpointOptions
+from tests.support.sse import sse_events
 
-from .conftest import run_body, sse_events
+from .conftest import run_body
 
 pytestmark = pytest.mark.anyio
 
@@ -118,6 +123,7 @@ def test_public_surface() -> None:
         "DEFAULT_MAX_BODY_SIZE",
         "DetachedRuns",
         "HISTORY_TRIMMED_CODE",
+        "HistoryTrimmedError",
         "PROTOCOL_VIOLATION_CODE",
         "Principal",
         "RESUME_AFTER_HEADER",
@@ -128,7 +134,9 @@ def test_public_surface() -> None:
         "RequestRejectedError",
         "RunContext",
         "RunEndedError",
+        "RunError",
         "RunGuard",
+        "RunNotFoundError",
         "SERVER_SHUTDOWN_CODE",
         "STORE_UNAVAILABLE_CODE",
         "SequenceViolation",
@@ -136,6 +144,8 @@ def test_public_surface() -> None:
         "SharedState",
         "Sink",
         "Step",
+        "StoreFullError",
+        "StoreUnavailableError",
         "TextMessageStream",
         "ToolCallStream",
         "create_app",
@@ -145,6 +155,33 @@ def test_public_surface() -> None:
     ]
     for name in ag_ui.server.__all__:
         assert getattr(ag_ui.server, name) is not None
+
+
+def test_create_app_options_are_exactly_the_endpoints() -> None:
+    # create_app(**options: Unpack[EndpointOptions]) types what it passes to AgentEndpoint.
+    parameters = inspect.signature(AgentEndpoint).parameters
+    keywords = {name for name in parameters if name not in ("agent", "capabilities")}
+    assert set(get_type_hints(EndpointOptions)) == keywords
+
+
+def test_every_error_a_server_user_raises_or_catches_is_importable_from_ag_ui_server() -> None:
+    # One class each, from the one tree in ag_ui.core.errors (ag_ui.store re-exports its own).
+    names = [
+        "HistoryTrimmedError",
+        "RequestRejectedError",
+        "RunEndedError",
+        "RunError",
+        "RunNotFoundError",
+        "SequenceViolation",
+        "StoreFullError",
+        "StoreUnavailableError",
+    ]
+    for name in names:
+        error = getattr(ag_ui.server, name)
+        assert error is getattr(ag_ui.core.errors, name)
+        assert issubclass(error, ag_ui.core.errors.AGUIError)
+        if name in ag_ui.store.__all__:
+            assert getattr(ag_ui.store, name) is error
 
 
 def test_missing_server_extra_names_it() -> None:

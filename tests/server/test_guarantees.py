@@ -25,8 +25,9 @@ from ag_ui.core import (
 )
 from ag_ui.core.types import RunAgentInput
 from ag_ui.server import RunContext, create_app, run_agent
+from tests.support.sse import sse_events
 
-from .conftest import run_body, sse_events
+from .conftest import run_body
 
 pytestmark = pytest.mark.anyio
 

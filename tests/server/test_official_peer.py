@@ -12,8 +12,10 @@ import httpx
 import pytest
 
 from ag_ui.demo import create_demo_app
+from tests.support.servers import serve
+from tests.support.sse import sse_events
 
-from .conftest import serve, sse_events, user_body
+from .conftest import user_body
 
 REPO = Path(__file__).resolve().parents[2]
 OFFICIAL_PYTHON = REPO / ".venv-official" / "bin" / "python"

@@ -12,8 +12,9 @@ import pytest
 from starlette.requests import Request
 
 from ag_ui.server import AgentEndpoint, RequestRejectedError, RunContext, create_app
+from tests.support.sse import sse_events
 
-from .conftest import run_body, sse_events
+from .conftest import run_body
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,8 @@ import pytest
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from ag_ui.core import BaseEvent, CustomEvent
-from ag_ui.server import AgentEndpoint, RunContext
+from ag_ui.server import DEFAULT_KEEPALIVE, AgentEndpoint, RunContext
+from tests.support.clock import run_on_virtual_clock
 
 from .conftest import run_body
 
@@ -108,21 +109,41 @@ async def test_keepalive_comment_on_silence() -> None:
     )
 
 
-async def test_keepalive_can_be_turned_off() -> None:
-    harness = Harness()
+SILENCE = 4 * DEFAULT_KEEPALIVE + 1
+"""A pause of the agent long enough for four keepalives at the default interval."""
 
-    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
-        yield custom("a")
-        await anyio.sleep(0.3)  # silence that would hold several 0.05 s keepalives
-        yield custom("b")
 
-    for keepalive in (None, 0):
+async def _pausing_agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+    yield custom("a")
+    await anyio.sleep(SILENCE)
+    yield custom("b")
+
+
+def _body_on_virtual_clock(endpoint: AgentEndpoint) -> bytes:
+    """The whole response, served on a virtual clock: the minute of silence takes no time."""
+
+    async def main() -> bytes:
         harness = Harness()
-        endpoint = AgentEndpoint(agent, keepalive=keepalive)
-        with anyio.fail_after(5):
+        with anyio.fail_after(2 * SILENCE):
             await endpoint(SCOPE, harness.receive, harness.send)
-        assert b"keepalive" not in harness.body
-        assert harness.body.endswith(b'"runId":"r1"}\n\n')
+        return harness.body
+
+    return run_on_virtual_clock(main)
+
+
+def test_keepalive_comments_fill_a_silence_at_the_default_interval() -> None:
+    # The control for the test below: the same pause does carry keepalives when they are on.
+    body = _body_on_virtual_clock(AgentEndpoint(_pausing_agent))
+    assert body.count(b": keepalive\n\n") == 4
+    assert body.endswith(b'"runId":"r1"}\n\n')
+
+
+@pytest.mark.parametrize("keepalive", [None, 0])
+def test_keepalive_can_be_turned_off(keepalive: Optional[float]) -> None:
+    body = _body_on_virtual_clock(AgentEndpoint(_pausing_agent, keepalive=keepalive))
+    assert b"keepalive" not in body
+    assert body.count(b"data: ") == 4  # RUN_STARTED, a, b, RUN_FINISHED
+    assert body.endswith(b'"runId":"r1"}\n\n')
 
 
 def _tasks() -> set[Any]:

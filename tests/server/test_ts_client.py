@@ -16,8 +16,7 @@ import pytest
 from ag_ui.core import CustomEvent, TextMessageContentEvent
 from ag_ui.demo import create_demo_app, lookup_weather
 from ag_ui.server import RunContext, create_app
-
-from .conftest import serve
+from tests.support.servers import serve
 
 INTEROP = Path(__file__).resolve().parent.parent / "interop"
 SAFE = "The agent failed while handling this run; see the server log for details."

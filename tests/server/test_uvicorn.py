@@ -13,8 +13,9 @@ import httpx
 
 from ag_ui.core import BaseEvent, CustomEvent
 from ag_ui.server import RunContext, create_app
+from tests.support.servers import serve
 
-from .conftest import run_body, serve
+from .conftest import run_body
 
 
 def test_client_disconnect_cancels_the_agent_within_a_second() -> None:

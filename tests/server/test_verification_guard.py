@@ -20,8 +20,9 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 from ag_ui.server import RunContext, SequenceViolation, create_app, run_agent
+from tests.support.sse import sse_events
 
-from .conftest import run_body, sse_events
+from .conftest import run_body
 
 pytestmark = pytest.mark.anyio
 

@@ -14,6 +14,7 @@ from ag_ui.core import (
 from ag_ui.encoder.encoder import event_to_json
 from ag_ui.store import (
     HistoryTrimmedError,
+    InMemoryRunStore,
     RunNotFoundError,
     RunRecord,
     RunStore,
@@ -38,7 +39,7 @@ async def collect(store: RunStore, run_id: str, after: int = 0) -> list[StoredEv
 
 async def test_positions_replay_and_finish(store: RunStore) -> None:
     record = await store.create("r1", "t1", owner="alice")
-    assert record == RunRecord(run_id="r1", thread_id="t1", owner="alice")
+    assert record == RunRecord(key="r1", thread_id="t1", owner="alice")
     assert [await store.append("r1", e) for e in (STARTED, step(1), FINISHED)] == [1, 2, 3]
     await store.finish("r1")
     assert await collect(store, "r1") == [
@@ -163,7 +164,7 @@ async def test_reader_tails_live_events_until_the_run_ends(store: RunStore) -> N
 async def test_unknown_run(store: RunStore) -> None:
     with pytest.raises(RunNotFoundError) as caught:
         await store.get("nope")
-    assert caught.value.run_id == "nope"
+    assert caught.value.key == "nope"
     with pytest.raises(RunNotFoundError):
         await collect(store, "nope")
     with pytest.raises(RunNotFoundError):
@@ -220,3 +221,36 @@ def test_public_surface() -> None:
     ]
     for name in ag_ui.store.__all__:
         assert getattr(ag_ui.store, name)
+
+
+async def test_the_old_name_of_the_key_still_works_with_a_warning(store: RunStore) -> None:
+    # The parameter was ``run_id`` though it always held the server's resume key.
+    with pytest.warns(DeprecationWarning, match=r"create\(run_id=\.\.\.\) is deprecated"):
+        record = await store.create(run_id="old", thread_id="t1")
+    assert record.key == "old"
+    with pytest.warns(DeprecationWarning, match=r"RunRecord\.run_id is deprecated"):
+        assert record.run_id == "old"
+    with pytest.warns(DeprecationWarning, match=r"RunRecord\(run_id=\.\.\.\) is deprecated"):
+        assert RunRecord(run_id="old", thread_id="t1") == record
+    with pytest.warns(DeprecationWarning, match=r"append_encoded\(run_id=\.\.\.\)"):
+        await store.append_encoded(run_id="old", payloads=[event_to_json(STARTED)])
+    with pytest.warns(DeprecationWarning, match=r"last_position\(run_id=\.\.\.\)"):
+        assert await store.last_position(run_id="old") == 1
+    with pytest.raises(RunNotFoundError) as caught:
+        await store.get("nope")
+    with pytest.warns(DeprecationWarning, match=r"RunNotFoundError\.run_id is deprecated"):
+        assert caught.value.run_id == "nope"
+
+
+async def test_a_custom_store_keeps_its_own_parameter_names() -> None:
+    # A store written against the old names (``run_id``) is called positionally by the server
+    # and keeps working; one naming its parameter ``key`` gets the old keyword for free.
+    class OldNames(InMemoryRunStore):
+        async def get(self, run_id: str) -> RunRecord:
+            return await super().get(run_id)
+
+    store = OldNames()
+    await store.create("k", "t")
+    assert (await store.get(run_id="k")).key == "k"
+    with pytest.warns(DeprecationWarning, match=r"OldNames\.finish\(run_id=\.\.\.\)"):
+        assert (await store.finish(run_id="k")) is None

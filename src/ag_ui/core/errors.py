@@ -34,17 +34,19 @@
     │                                        that cannot work (unknown provider, no API key)
     ├── SubscriberError                      a client subscriber's callback raised (logged and
     │                                        kept in ``RunAgentResult.subscriber_errors``)
-    ├── RunNotFoundError                     (ag_ui.store) unknown, expired or evicted run
-    ├── HistoryTrimmedError                  (ag_ui.store) the events asked for were trimmed
-    ├── StoreFullError                       (ag_ui.store) every run slot holds a running run
-    ├── StoreUnavailableError                (ag_ui.store) the store's service (Redis) is down
+    ├── RunNotFoundError                     (run stores) unknown, expired or evicted run
+    ├── HistoryTrimmedError                  (run stores) the events asked for were trimmed
+    ├── StoreFullError                       (run stores) every run slot holds a running run
+    ├── StoreUnavailableError                (run stores) the store's service (Redis) is down
     ├── InterruptError                       a run would ignore or wrongly answer open interrupts
     ├── ToolDefinitionError (TypeError)      (ag_ui.tools) a function that cannot become a tool
     └── ToolError                            (ag_ui.tools) a tool failed; its message is public
         └── ToolArgumentsError (ValueError)  the arguments do not fit the tool's parameters
 
-Messages say what happened and how to fix it; input errors name the wire path
-(``messages[0] (role "user"): missing required field "id"``).
+The run-store errors are re-exported by ``ag_ui.store`` and ``ag_ui.server``; the server's
+own errors (``RequestRejectedError``, ``RunEndedError``, ``SequenceViolationError``,
+``RunError``) by ``ag_ui.server``. Messages say what happened and how to fix it; input errors
+name the wire path (``messages[0] (role "user"): missing required field "id"``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ __all__ = [
     "EventSequenceError",
     "FrameTooLargeError",
     "HTTPStatusError",
+    "HistoryTrimmedError",
     "IdleTimeoutError",
     "IncompleteStreamError",
     "InterruptError",
@@ -76,8 +79,11 @@ __all__ = [
     "RequestRejectedError",
     "RunEndedError",
     "RunError",
+    "RunNotFoundError",
     "SequenceViolation",
     "SequenceViolationError",
+    "StoreFullError",
+    "StoreUnavailableError",
     "SubscriberError",
     "ToolArgumentsError",
     "ToolDefinitionError",
@@ -490,3 +496,53 @@ class ToolArgumentsError(ToolError, ValueError):
         self.problems: tuple[str, ...] = tuple(problems)
         listed = "; ".join(self.problems)
         super().__init__(f"invalid arguments for tool {tool_name!r}: {listed}")
+
+
+# -- run stores (``ag_ui.store``; re-exported there and by ``ag_ui.server``) ----------------------
+
+
+class _KeyedStoreError(AGUIError):
+    """A store error about one run, named by its ``key`` (the server's resume key)."""
+
+    key: str
+
+    @property
+    def run_id(self) -> str:
+        """Deprecated: the run's key, ``key`` (it was never the client's ``runId``)."""
+        import warnings
+
+        warnings.warn(
+            f"{type(self).__name__}.run_id is deprecated: use .key (the run's resume key)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.key
+
+
+class RunNotFoundError(_KeyedStoreError):
+    """No such run: never created, expired, or evicted (the server answers 404)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"run {key!r} not found (unknown, expired or evicted)")
+
+
+class HistoryTrimmedError(_KeyedStoreError):
+    """The events after the requested position were trimmed (per-run event bound)."""
+
+    def __init__(self, key: str, position: int, oldest: int) -> None:
+        self.key = key
+        self.position = position
+        self.oldest = oldest
+        super().__init__(
+            f"run {key!r}: events after position {position} are no longer stored "
+            f"(oldest kept is {oldest}); raise max_events_per_run to keep more"
+        )
+
+
+class StoreFullError(AGUIError):
+    """Every slot holds a running run; nothing can be evicted (the server answers 503)."""
+
+
+class StoreUnavailableError(AGUIError):
+    """The backing service (e.g. Redis) cannot be reached."""

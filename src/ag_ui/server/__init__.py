@@ -22,23 +22,30 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.errors import (
+    HistoryTrimmedError,
     RequestRejectedError,
     RunEndedError,
+    RunError,
+    RunNotFoundError,
     SequenceViolation,
     SequenceViolationError,
+    StoreFullError,
+    StoreUnavailableError,
 )
-from ag_ui.server._connect import Principal, default_principal
-from ag_ui.server._detached import (
+from ag_ui.server._access import Authorize, Principal, default_principal
+from ag_ui.server._detached import DetachedRuns
+from ag_ui.server._diff import json_patch_diff
+from ag_ui.server._failures import (
+    AGENT_ERROR_CODE,
+    HISTORY_TRIMMED_CODE,
     RUN_EXPIRED_CODE,
     SERVER_SHUTDOWN_CODE,
     STORE_UNAVAILABLE_CODE,
-    DetachedRuns,
 )
-from ag_ui.server._diff import json_patch_diff
 from ag_ui.server._guard import PROTOCOL_VIOLATION_CODE, RunGuard
-from ag_ui.server._replay import HISTORY_TRIMMED_CODE, RESUME_AFTER_HEADER, RESUME_KEY_HEADER
+from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER
 from ag_ui.server._request import DEFAULT_MAX_BODY_SIZE
-from ag_ui.server._runner import AGENT_ERROR_CODE, Agent, Sink, run_agent
+from ag_ui.server._runner import Agent, Sink, run_agent
 from ag_ui.server._state import Activity, SharedState
 from ag_ui.server._streams import (
     ReasoningMessageStream,
@@ -48,13 +55,7 @@ from ag_ui.server._streams import (
     ToolCallStream,
 )
 from ag_ui.server.context import RunContext
-from ag_ui.server.endpoint import (
-    DEFAULT_KEEPALIVE,
-    AgentEndpoint,
-    Authorize,
-    CapabilitiesSource,
-    create_app,
-)
+from ag_ui.server.endpoint import DEFAULT_KEEPALIVE, AgentEndpoint, CapabilitiesSource, create_app
 
 __all__ = [
     "AGENT_ERROR_CODE",
@@ -67,6 +68,7 @@ __all__ = [
     "DEFAULT_MAX_BODY_SIZE",
     "DetachedRuns",
     "HISTORY_TRIMMED_CODE",
+    "HistoryTrimmedError",
     "PROTOCOL_VIOLATION_CODE",
     "Principal",
     "RESUME_AFTER_HEADER",
@@ -77,7 +79,9 @@ __all__ = [
     "RequestRejectedError",
     "RunContext",
     "RunEndedError",
+    "RunError",
     "RunGuard",
+    "RunNotFoundError",
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "SequenceViolation",
@@ -85,6 +89,8 @@ __all__ = [
     "SharedState",
     "Sink",
     "Step",
+    "StoreFullError",
+    "StoreUnavailableError",
     "TextMessageStream",
     "ToolCallStream",
     "create_app",

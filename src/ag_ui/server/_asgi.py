@@ -1,69 +1,16 @@
-"""ASGI plumbing shared by the run and connect endpoints: a response writer that notices a
-vanished client, the disconnect watcher, body reading and JSON answers."""
+"""ASGI plumbing shared by the endpoints: reading the request body and JSON answers (errors
+included). The streaming response is in ``_response``."""
 
 from __future__ import annotations
 
-from typing import Optional, TypeVar
+from typing import Optional
 
-import anyio
-from starlette.types import Message, Receive, Send
+from starlette.types import Receive, Send
 
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.server._request import error_body, too_large
 
-__all__ = ["Writer", "read_body", "send_error", "send_json", "watch_disconnect"]
-
-_T = TypeVar("_T")
-
-
-class Writer:
-    """Writes response chunks, remembers when it last wrote, and notices a vanished client."""
-
-    def __init__(self, send: Send) -> None:
-        self._send = send
-        self._lock = anyio.Lock()
-        self.last_write = anyio.current_time()
-        self.disconnected = False
-
-    async def write(self, body: bytes) -> bool:
-        """Send one chunk; ``False`` once the client is gone."""
-        if self.disconnected:
-            return False
-        async with self._lock:
-            try:
-                await self._send({"type": "http.response.body", "body": body, "more_body": True})
-            except OSError:  # uvicorn's ClientDisconnected and plain socket errors
-                self.disconnected = True
-                return False
-            self.last_write = anyio.current_time()
-        return True
-
-    async def keep_alive(self, interval: float, comment: bytes) -> None:
-        """Send ``comment`` whenever nothing was written for ``interval`` seconds."""
-        while True:
-            idle = anyio.current_time() - self.last_write
-            if idle >= interval:
-                if not await self.write(comment):
-                    return
-                continue
-            await anyio.sleep(interval - idle)
-
-    async def finish(self) -> None:
-        async with self._lock:
-            try:
-                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
-            except OSError:
-                self.disconnected = True
-
-
-async def watch_disconnect(receive: Receive, writer: Writer, scope: anyio.CancelScope) -> None:
-    """Cancel the run (the agent included) as soon as the client disconnects."""
-    while True:
-        message: Message = await receive()
-        if message["type"] == "http.disconnect":
-            writer.disconnected = True
-            scope.cancel()
-            return
+__all__ = ["read_body", "send_error", "send_json"]
 
 
 async def read_body(receive: Receive, limit: int) -> Optional[bytes]:

@@ -13,76 +13,35 @@ Unknown, expired and not-yours runs are one and the same 404; a malformed id is 
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, Optional
+from collections.abc import AsyncIterator
+from typing import NamedTuple, Optional
 
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from ag_ui.core._aiter import closing
-from ag_ui.core.errors import RequestRejectedError
-from ag_ui.core.events import RunErrorEvent
+from ag_ui.core.errors import RequestRejectedError, RunNotFoundError, StoreUnavailableError
+from ag_ui.core.events import Event, RunErrorEvent
 from ag_ui.encoder import EventEncoder
+from ag_ui.server._access import AccessControl
 from ag_ui.server._asgi import send_error
-from ag_ui.server._detached import RUN_EXPIRED_CODE, STORE_UNAVAILABLE_CODE
+from ag_ui.server._failures import run_not_found, store_lost, store_unavailable, thread_run_expired
 from ag_ui.server._replay import (
     RESUME_AFTER_HEADER,
     RESUME_KEY_HEADER,
     frame,
     run_frames,
-    stream_response,
 )
 from ag_ui.server._request import check_method
-from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
+from ag_ui.server._response import pump, stream_response
+from ag_ui.store import RunStore
 from ag_ui.verify import compact_events
 
-if TYPE_CHECKING:
-    from ag_ui.server.endpoint import AgentEndpoint
-
-__all__ = [
-    "ConnectEndpoint",
-    "Principal",
-    "default_principal",
-    "not_found",
-    "parse_last_event_id",
-    "store_unavailable",
-]
-
-Principal = Callable[[Any], Optional[str]]
-"""Derives the owner of a run from what the ``authorize`` hook returned."""
+__all__ = ["ConnectEndpoint", "parse_last_event_id"]
 
 _LAST_EVENT_ID = re.compile(r"([A-Za-z0-9_-]{1,128}):([0-9]{1,18})")
 _RUN_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
-
-
-def default_principal(verdict: Any) -> Optional[str]:
-    """``None``/``True`` -> anonymous (``None``); a string -> itself; anything else -> its
-    canonical JSON (so ``{"user": "alice"}`` from two requests is the same principal)."""
-    if verdict is None or verdict is True:
-        return None
-    if isinstance(verdict, str):
-        return verdict
-    return json.dumps(verdict, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def not_found() -> RequestRejectedError:
-    """The one answer for unknown, expired and someone else's runs (no hint which)."""
-    return RequestRejectedError(
-        404,
-        "run_not_found",
-        "no such run: unknown, expired, or not accessible with these credentials",
-    )
-
-
-def store_unavailable() -> RequestRejectedError:
-    return RequestRejectedError(
-        503,
-        "store_unavailable",
-        "the run store is unreachable; retry later",
-        headers={"retry-after": "1"},
-    )
 
 
 def parse_last_event_id(value: str) -> tuple[str, int]:
@@ -99,20 +58,33 @@ def parse_last_event_id(value: str) -> tuple[str, int]:
     return match.group(1), int(match.group(2))
 
 
-class ConnectEndpoint:
-    """The ASGI endpoint for ``GET <path>/connect`` (``AgentEndpoint.routes`` mounts it)."""
+class _ThreadRun(NamedTuple):
+    """One run of a thread history, as it stood when the request came in."""
 
-    def __init__(self, endpoint: AgentEndpoint, store: RunStore) -> None:
-        self._endpoint = endpoint
+    key: str
+    last: int
+    """The position of its newest event then (the history goes up to it, the tail after it)."""
+    finished: bool
+
+
+class ConnectEndpoint:
+    """The ASGI endpoint for ``GET <path>/connect`` (``AgentEndpoint.routes`` mounts it): the
+    runs of ``store``, to the callers ``access`` admits, with keepalives every ``keepalive``
+    seconds (``None``: never)."""
+
+    def __init__(
+        self, store: RunStore, access: AccessControl, *, keepalive: Optional[float]
+    ) -> None:
         self._store = store
+        self._access = access
+        self._keepalive = keepalive
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
         encoder = EventEncoder(accept=request.headers.get("accept"))
         try:
             check_method(request.method, "GET")
-            auth = await self._endpoint._authorize(request)
-            principal = self._endpoint.principal(auth)
+            principal = self._access.owner(await self._access.authorize(request))
             target = _target(request)
             if isinstance(target, tuple):
                 key, after = target
@@ -125,7 +97,7 @@ class ConnectEndpoint:
                 frames = self._thread_frames(runs, encoder)
                 headers = {}
         except RunNotFoundError:
-            await send_error(send, not_found())
+            await send_error(send, run_not_found())
             return
         except StoreUnavailableError:
             await send_error(send, store_unavailable())
@@ -134,12 +106,7 @@ class ConnectEndpoint:
             await send_error(send, rejection)
             return
         await stream_response(
-            receive,
-            send,
-            frames,
-            encoder=encoder,
-            keepalive=self._endpoint.keepalive,
-            headers=headers,
+            receive, send, pump(frames), encoder=encoder, keepalive=self._keepalive, headers=headers
         )
 
     async def _check_owner(self, key: str, principal: Optional[str]) -> None:
@@ -147,25 +114,23 @@ class ConnectEndpoint:
         if record.owner != principal:
             raise RunNotFoundError(key)
 
-    async def _thread_runs(
-        self, thread_id: str, principal: Optional[str]
-    ) -> list[tuple[str, int, bool]]:
-        """(key, last position, finished) of the caller's runs of the thread, oldest first."""
+    async def _thread_runs(self, thread_id: str, principal: Optional[str]) -> list[_ThreadRun]:
+        """The caller's runs of the thread, oldest first."""
         runs = []
         for key in await self._store.thread_runs(thread_id):
             try:
                 record = await self._store.get(key)
                 if record.owner == principal:
                     last = await self._store.last_position(key)
-                    runs.append((key, last, record.finished))
+                    runs.append(_ThreadRun(key, last, record.finished))
             except RunNotFoundError:
                 continue  # expired between the listing and now
         if not runs:
-            raise RunNotFoundError(thread_id)
+            raise run_not_found()
         return runs
 
     async def _thread_frames(
-        self, runs: list[tuple[str, int, bool]], encoder: EventEncoder
+        self, runs: list[_ThreadRun], encoder: EventEncoder
     ) -> AsyncIterator[bytes]:
         # Compacted history first: each run's events up to the position seen when the request
         # came in; the last frame of a run carries its id, a resume point for that run.
@@ -175,7 +140,7 @@ class ConnectEndpoint:
             except (StoreUnavailableError, RunNotFoundError) as exc:
                 yield frame(encoder, _history_lost(exc), None, 0)
                 return
-            compacted: list[Any] = compact_events(events)
+            compacted = compact_events(events)
             for index, event in enumerate(compacted):
                 final = index == len(compacted) - 1
                 yield frame(encoder, event, key if final else None, last)
@@ -185,8 +150,8 @@ class ConnectEndpoint:
                     async for chunk in tail:
                         yield chunk
 
-    async def _events_until(self, key: str, last: int) -> list[Any]:
-        events: list[Any] = []
+    async def _events_until(self, key: str, last: int) -> list[Event]:
+        events: list[Event] = []
         if last == 0:
             return events
         async with closing(self._store.read(key, 0)) as stored:
@@ -199,13 +164,8 @@ class ConnectEndpoint:
 
 def _history_lost(exc: Exception) -> RunErrorEvent:
     if isinstance(exc, StoreUnavailableError):
-        return RunErrorEvent(
-            message="The run store became unreachable; the rest of the thread is lost.",
-            code=STORE_UNAVAILABLE_CODE,
-        )
-    return RunErrorEvent(
-        message="A run expired while the thread was being read.", code=RUN_EXPIRED_CODE
-    )
+        return store_lost("thread")
+    return thread_run_expired()
 
 
 def _target(request: Request) -> tuple[str, int] | str:

@@ -19,33 +19,21 @@ from typing import Any, Optional
 
 import anyio
 from anyio.abc import TaskGroup
+from starlette.requests import Request
 
+from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server._downgrade import downgrading_sink
+from ag_ui.server._failures import RUN_EXPIRED_CODE, SERVER_SHUTDOWN_CODE
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import StoreWriter
-from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
+from ag_ui.store import RunStore
 
-__all__ = [
-    "RUN_EXPIRED_CODE",
-    "SERVER_SHUTDOWN_CODE",
-    "STORE_UNAVAILABLE_CODE",
-    "DetachedRuns",
-    "run_detached",
-]
+__all__ = ["DetachedRuns", "run_detached"]
 
 logger = logging.getLogger("ag_ui.server")
-
-RUN_EXPIRED_CODE = "run_expired"
-"""``RUN_ERROR.code`` of a run stopped by its time limit (or dropped from the store)."""
-
-SERVER_SHUTDOWN_CODE = "server_shutdown"
-"""``RUN_ERROR.code`` of a run cancelled because the app shut down."""
-
-STORE_UNAVAILABLE_CODE = "store_unavailable"
-"""``RUN_ERROR.code`` a reader sends when the store (Redis) is lost mid-run."""
 
 
 class DetachedRuns:
@@ -108,7 +96,7 @@ async def run_detached(
     verify: bool,
     debug: bool,
     auth: Any,
-    request: Any,
+    request: Request,
     downgrade: bool = True,
 ) -> None:
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;

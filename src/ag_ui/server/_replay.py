@@ -1,4 +1,5 @@
-"""Responses read from a run store: every stored event once, then the live tail.
+"""The frames of a stored run: every stored event once, then the live tail (what the response
+of a detached run and of ``GET <path>/connect`` is made of, ``_response.pump``).
 
 SSE frames carry ``id: <resume key>:<position>``; protobuf frames carry no id, so the response
 headers name the key (``AG-UI-Resume-Key``) and the position the stream starts after
@@ -15,41 +16,28 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Optional
 
-import anyio
-from starlette.types import Receive, Send
-
 from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.events import BaseEvent, RunErrorEvent
+from ag_ui.core.errors import HistoryTrimmedError, RunNotFoundError, StoreUnavailableError
+from ag_ui.core.events import BaseEvent
 from ag_ui.encoder import EventEncoder
-from ag_ui.server._asgi import Writer, watch_disconnect
-from ag_ui.server._detached import RUN_EXPIRED_CODE, STORE_UNAVAILABLE_CODE
-from ag_ui.server._outbox import Outbox
+from ag_ui.server._failures import history_trimmed, run_expired_while_read, store_lost
 from ag_ui.server._store_writer import LiveBatch, LiveFeed
-from ag_ui.store import (
-    HistoryTrimmedError,
-    RunNotFoundError,
-    RunStore,
-    StoredEvent,
-    StoreUnavailableError,
-)
+from ag_ui.store import RunStore, StoredEvent
 
 __all__ = [
-    "HISTORY_TRIMMED_CODE",
     "RESUME_AFTER_HEADER",
     "RESUME_KEY_HEADER",
     "BatchEncoder",
     "frame",
     "live_frames",
     "run_frames",
-    "stream_response",
 ]
 
 logger = logging.getLogger("ag_ui.server")
 
 RESUME_KEY_HEADER = "ag-ui-resume-key"
 RESUME_AFTER_HEADER = "ag-ui-resume-after"
-HISTORY_TRIMMED_CODE = "history_trimmed"
 
 
 def frame(encoder: EventEncoder, event: BaseEvent, key: Optional[str], position: int) -> bytes:
@@ -131,66 +119,8 @@ async def run_frames(
                 yield encode(batch)
     except StoreUnavailableError as exc:
         logger.error("run %s: the run store became unreachable while streaming: %s", key, exc)
-        yield frame(encoder, _store_lost(), None, 0)
+        yield frame(encoder, store_lost("run"), None, 0)
     except RunNotFoundError:
-        yield frame(
-            encoder,
-            RunErrorEvent(
-                message="The run expired or was evicted while it was being read.",
-                code=RUN_EXPIRED_CODE,
-            ),
-            None,
-            0,
-        )
+        yield frame(encoder, run_expired_while_read(), None, 0)
     except HistoryTrimmedError as exc:
-        yield frame(encoder, RunErrorEvent(message=str(exc), code=HISTORY_TRIMMED_CODE), None, 0)
-
-
-def _store_lost() -> RunErrorEvent:
-    return RunErrorEvent(
-        message="The run store became unreachable; the rest of the run is lost.",
-        code=STORE_UNAVAILABLE_CODE,
-    )
-
-
-async def stream_response(
-    receive: Receive,
-    send: Send,
-    frames: AsyncIterator[bytes],
-    *,
-    encoder: EventEncoder,
-    keepalive: Optional[float],
-    headers: dict[str, str],
-) -> None:
-    """Send a 200 event-stream response made of ``frames``, with keepalives, until the frames
-    end or the client leaves (which only stops the reading)."""
-    raw_headers = [
-        (b"content-type", encoder.get_binary_content_type().encode("latin-1")),
-        (b"cache-control", b"no-cache"),
-        (b"x-accel-buffering", b"no"),
-    ]
-    raw_headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
-    await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
-    writer = Writer(send)
-    outbox = Outbox()
-
-    async def pump() -> None:
-        try:
-            async with closing(frames) as source:
-                async for chunk in source:
-                    await outbox.put(chunk)
-        finally:
-            outbox.close()
-
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(watch_disconnect, receive, writer, tasks.cancel_scope)
-        tasks.start_soon(pump)
-        comment = encoder.encode_keepalive()
-        if keepalive is not None and comment:
-            tasks.start_soon(writer.keep_alive, keepalive, comment)
-        while (chunk := await outbox.take()) is not None:
-            if not await writer.write(chunk):
-                break
-        tasks.cancel_scope.cancel()
-    if not writer.disconnected:
-        await writer.finish()
+        yield frame(encoder, history_trimmed(exc), None, 0)

@@ -12,19 +12,19 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Optional, Union
 
 import anyio
+from starlette.requests import Request
 
 from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolationError
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
+from ag_ui.server._failures import AGENT_ERROR_CODE
 from ag_ui.server._guard import RunGuard
 from ag_ui.server.context import RunContext, safe_error
 
-__all__ = ["AGENT_ERROR_CODE", "Agent", "Sink", "run_agent"]
+__all__ = ["Agent", "Sink", "run_agent"]
 
 logger = logging.getLogger("ag_ui.server")
-
-AGENT_ERROR_CODE = "agent_error"
 
 Agent = Callable[
     [RunAgentInput, RunContext],
@@ -39,7 +39,7 @@ _CLOSE_TIMEOUT = 1.0
 """How long an agent's cleanup may take after the client left (shielded from cancellation)."""
 
 
-def _as_event(item: Any) -> BaseEvent:
+def _as_event(item: object) -> BaseEvent:
     if isinstance(item, BaseEvent):
         return item
     if isinstance(item, Mapping):
@@ -57,7 +57,7 @@ async def run_agent(
     verify: bool = True,
     debug: bool = False,
     auth: Any = None,
-    request: Any = None,
+    request: Optional[Request] = None,
     guard: Optional[RunGuard] = None,
 ) -> RunGuard:
     """Run ``agent`` on ``run_input``, writing the guarded event stream to ``sink``.
@@ -104,7 +104,7 @@ async def run_agent(
     return guard
 
 
-async def _drive(produced: Any, emit: Callable[[BaseEvent], Awaitable[None]]) -> Any:
+async def _drive(produced: object, emit: Callable[[BaseEvent], Awaitable[None]]) -> Any:
     if inspect.isasyncgen(produced) or hasattr(produced, "__aiter__"):
         try:
             async for item in produced:

@@ -24,8 +24,9 @@ from typing import NamedTuple, Optional
 
 import anyio
 
+from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent, EventType
-from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
+from ag_ui.store import RunStore
 
 __all__ = ["LiveBatch", "LiveFeed", "StoreWriter"]
 
@@ -51,7 +52,8 @@ class LiveBatch(NamedTuple):
 
 class LiveFeed:
     """Batches of stored events for one local reader. Bounded: a reader more than ``limit``
-    events behind is cut off (``overflowed``) and must continue from the store."""
+    events behind is cut off (the feed closes, dropping what it held) and must continue from
+    the store."""
 
     def __init__(self, limit: int = 4096) -> None:
         self._batches: list[LiveBatch] = []
@@ -59,7 +61,6 @@ class LiveFeed:
         self._limit = limit
         self._changed: Optional[anyio.Event] = None
         self.closed = False
-        self.overflowed = False
 
     def push(self, batch: LiveBatch) -> None:
         if self.closed:
@@ -67,7 +68,6 @@ class LiveFeed:
         self._batches.append(batch)
         self._size += len(batch.payloads)
         if self._size > self._limit:
-            self.overflowed = True
             self._batches.clear()
             self.closed = True
         self._wake()
@@ -119,10 +119,6 @@ class StoreWriter:
         feed = LiveFeed()
         self._feeds.add(feed)
         return feed
-
-    def detach(self, feed: LiveFeed) -> None:
-        self._feeds.discard(feed)
-        feed.close()
 
     async def put(self, events: list[BaseEvent]) -> None:
         """Queue ``events`` (the runner's sink); raises the store's error once it failed."""

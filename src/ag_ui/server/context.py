@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any, Optional, Union
 
 from pydantic import BaseModel
+from starlette.requests import Request
 
 from ag_ui.core.errors import RunEndedError, RunError, SequenceViolationError
 from ag_ui.core.events import (
@@ -83,7 +84,7 @@ class RunContext:
         emit: Emit,
         *,
         auth: Any = None,
-        request: Any = None,
+        request: Optional[Request] = None,
         debug: bool = False,
         subagent_run_id: Optional[str] = None,
         _state_box: Optional[StateBox] = None,

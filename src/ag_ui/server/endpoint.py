@@ -17,30 +17,25 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
-import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from ag_ui.core.capabilities import AgentCapabilities
-from ag_ui.core.errors import RequestRejectedError
+from ag_ui.core.errors import RequestRejectedError, StoreFullError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder import EventEncoder
-from ag_ui.server._asgi import Writer, read_body, send_error, send_json, watch_disconnect
-from ag_ui.server._connect import ConnectEndpoint, Principal, default_principal, store_unavailable
+from ag_ui.server._access import AccessControl, Authorize, Principal, default_principal
+from ag_ui.server._asgi import read_body, send_error, send_json
+from ag_ui.server._connect import ConnectEndpoint
 from ag_ui.server._detached import DetachedRuns, run_detached
 from ag_ui.server._downgrade import downgrading_sink
-from ag_ui.server._outbox import Outbox
-from ag_ui.server._replay import (
-    RESUME_AFTER_HEADER,
-    RESUME_KEY_HEADER,
-    live_frames,
-    stream_response,
-)
+from ag_ui.server._failures import runs_not_started, store_full, store_unavailable
+from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, live_frames
 from ag_ui.server._request import (
     DEFAULT_MAX_BODY_SIZE,
     check_content_type,
@@ -48,18 +43,17 @@ from ag_ui.server._request import (
     check_method,
     parse_body,
 )
+from ag_ui.server._response import Producer, Put, pump, stream_response
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import LiveFeed, StoreWriter
-from ag_ui.store import RunStore, StoreFullError, StoreUnavailableError
+from ag_ui.store import RunStore
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
 
 logger = logging.getLogger("ag_ui.server")
-
-Authorize = Callable[[Request], Union[Any, Awaitable[Any]]]
-"""A hook run before the body is read. Raise ``RequestRejectedError(401 or 403, ...)`` to refuse,
-return ``False`` for a plain 403, or return anything else (available as ``ctx.auth``; with a
-store, ``principal`` turns it into the owner of the run, docs/resume.md)."""
 
 CapabilitiesSource = Union[
     AgentCapabilities, Callable[[], Union[AgentCapabilities, Awaitable[AgentCapabilities]]]
@@ -68,8 +62,25 @@ CapabilitiesSource = Union[
 DEFAULT_KEEPALIVE = 15.0
 
 
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
+class EndpointOptions(TypedDict, total=False):
+    """``AgentEndpoint``'s options, as ``create_app(agent, **options)`` takes them."""
+
+    verify: bool
+    debug: bool
+    keepalive: Optional[float]
+    max_body_size: int
+    authorize: Optional[Authorize]
+    store: Optional[RunStore]
+    run_ttl: Optional[float]
+    principal: Principal
+    downgrade_older_clients: bool
+
+
+async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
+    if isinstance(source, AgentCapabilities):
+        return source
+    produced = source()
+    return await produced if inspect.isawaitable(produced) else produced
 
 
 class AgentEndpoint:
@@ -95,6 +106,8 @@ class AgentEndpoint:
       (code ``run_expired``); default: 90% of the store's ``run_ttl``.
     * ``principal``: derives a run's owner from the ``authorize`` hook's return value
       (default ``default_principal``); a reconnect by another principal gets 404.
+    * ``downgrade_older_clients`` (default on): a client declaring a protocol before 1.0 (or
+      none) gets output its era understands (docs/server.md, "Older clients").
     """
 
     def __init__(
@@ -120,14 +133,32 @@ class AgentEndpoint:
         self.debug = debug
         self.keepalive = keepalive if keepalive and keepalive > 0 else None
         self.max_body_size = max_body_size
-        self.authorize = authorize
+        self.access = AccessControl(authorize, principal)
+        """Who may call the endpoints and who owns a run (shared with the connect endpoint)."""
         self.store = store
         # By default a little under the store's own limit, so the run's RUN_ERROR is stored
         # before the store lets the run expire.
         store_ttl = float(getattr(store, "run_ttl", 3600))
         self.run_ttl = run_ttl if run_ttl is not None else 0.9 * store_ttl
-        self.principal = principal
         self.detached_runs = DetachedRuns()
+
+    @property
+    def authorize(self) -> Optional[Authorize]:
+        """The ``authorize`` hook (``self.access.hook``)."""
+        return self.access.hook
+
+    @authorize.setter
+    def authorize(self, hook: Optional[Authorize]) -> None:
+        self.access.hook = hook
+
+    @property
+    def principal(self) -> Principal:
+        """The ``principal`` function (``self.access.principal``)."""
+        return self.access.principal
+
+    @principal.setter
+    def principal(self, principal: Principal) -> None:
+        self.access.principal = principal
 
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
         """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``.
@@ -138,11 +169,12 @@ class AgentEndpoint:
         if self.capabilities is not None:
             routes.append(Route(path.rstrip("/") + "/capabilities", self.capabilities_endpoint))
         if self.store is not None:
-            routes.append(Route(path.rstrip("/") + "/connect", ConnectEndpoint(self, self.store)))
+            connect = ConnectEndpoint(self.store, self.access, keepalive=self.keepalive)
+            routes.append(Route(path.rstrip("/") + "/connect", connect))
         return routes
 
     @asynccontextmanager
-    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+    async def lifespan(self, app: object = None) -> AsyncIterator[None]:
         """Serve detached runs while the block runs; leaving it stops the runs still going.
 
         Pass it as (or call it from) your app's lifespan: ``Starlette(lifespan=endpoint.lifespan)``
@@ -171,7 +203,7 @@ class AgentEndpoint:
         request = Request(scope)
         try:
             check_method(request.method, "POST")
-            auth = await self._authorize(request)
+            auth = await self.access.authorize(request)
             check_content_type(request.headers.get("content-type"))
             check_declared_size(request.headers, self.max_body_size)
             body = await read_body(receive, self.max_body_size)
@@ -187,13 +219,41 @@ class AgentEndpoint:
             await send_error(send, rejection)
             return
         if self.store is not None:
-            frames = live_frames(feed, self.store, key, encoder)
+            # Detached: the run goes on without this response, which reads it as it is stored.
+            produce = pump(live_frames(feed, self.store, key, encoder))
             headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: "0"}
-            await stream_response(
-                receive, send, frames, encoder=encoder, keepalive=self.keepalive, headers=headers
+        else:
+            # Bound to the request: the client leaving cancels the agent.
+            produce = self._bound_run(encoder, request, run_input, auth)
+            headers = {}
+        await stream_response(
+            receive, send, produce, encoder=encoder, keepalive=self.keepalive, headers=headers
+        )
+
+    def _bound_run(
+        self, encoder: EventEncoder, request: Request, run_input: RunAgentInput, auth: Any
+    ) -> Producer:
+        """The run as the producer of its own response: each guarded event is encoded and put
+        as it comes (no store, no batching)."""
+        encode = encoder.encode_binary if encoder.is_protobuf else encoder.encode_sse
+
+        async def produce(put: Put) -> None:
+            async def encoding_sink(events: list[BaseEvent]) -> None:
+                for event in events:
+                    await put(encode(event))
+
+            enabled = self.downgrade_older_clients
+            await run_agent(
+                self.agent,
+                run_input,
+                downgrading_sink(encoding_sink, run_input, enabled=enabled),
+                verify=self.verify,
+                debug=self.debug,
+                auth=auth,
+                request=request,
             )
-            return
-        await self._stream(encoder, request, receive, send, run_input, auth)
+
+        return produce
 
     async def _create_detached(
         self,
@@ -212,21 +272,14 @@ class AgentEndpoint:
                 "detached runs are not being served: enter AgentEndpoint.lifespan() in the "
                 "app's lifespan (create_app does it)"
             )
-            raise RequestRejectedError(
-                503, "runs_not_started", "this server is not ready to run agents; retry later"
-            )
+            raise runs_not_started()
         # The key, not the client's runId, names the stored run: clients cannot pick or guess it.
         key = secrets.token_urlsafe(18)
         try:
-            await store.create(key, run_input.thread_id, owner=self.principal(auth))
+            await store.create(key, run_input.thread_id, owner=self.access.owner(auth))
         except StoreFullError as exc:
             logger.warning("run store full, run refused: %s", exc)
-            raise RequestRejectedError(
-                503,
-                "store_full",
-                "too many runs in progress; retry later",
-                headers={"retry-after": "1"},
-            ) from None
+            raise store_full() from None
         except StoreUnavailableError as exc:
             logger.error("run store unreachable, run refused: %s", exc)
             raise store_unavailable() from None
@@ -250,79 +303,6 @@ class AgentEndpoint:
         )
         return key, feed
 
-    async def _authorize(self, request: Request) -> Any:
-        if self.authorize is None:
-            return None
-        try:
-            verdict = await _maybe_await(self.authorize(request))
-        except RequestRejectedError:
-            raise
-        except Exception:
-            logger.exception("authorize hook failed")
-            raise RequestRejectedError(
-                500, "internal_error", "the authorization check failed; see the server log"
-            ) from None
-        if verdict is False:
-            raise RequestRejectedError(403, "forbidden", "not allowed to run this agent")
-        return verdict
-
-    async def _stream(
-        self,
-        encoder: EventEncoder,
-        request: Request,
-        receive: Receive,
-        send: Send,
-        run_input: RunAgentInput,
-        auth: Any,
-    ) -> None:
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
-                    (b"content-type", encoder.get_binary_content_type().encode("latin-1")),
-                    (b"cache-control", b"no-cache"),
-                    (b"x-accel-buffering", b"no"),
-                ],
-            }
-        )
-        writer = Writer(send)
-        outbox = Outbox()
-        encode = encoder.encode_binary if encoder.is_protobuf else encoder.encode_sse
-
-        async def encoding_sink(events: list[BaseEvent]) -> None:
-            for event in events:
-                await outbox.put(encode(event))
-
-        sink = downgrading_sink(encoding_sink, run_input, enabled=self.downgrade_older_clients)
-
-        async def produce() -> None:
-            try:
-                await run_agent(
-                    self.agent,
-                    run_input,
-                    sink,
-                    verify=self.verify,
-                    debug=self.debug,
-                    auth=auth,
-                    request=request,
-                )
-            finally:
-                outbox.close()
-
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(watch_disconnect, receive, writer, tasks.cancel_scope)
-            tasks.start_soon(produce)
-            keepalive = encoder.encode_keepalive()
-            if self.keepalive is not None and keepalive:
-                tasks.start_soon(writer.keep_alive, self.keepalive, keepalive)
-            while (chunk := await outbox.take()) is not None:
-                if not await writer.write(chunk):
-                    break
-            tasks.cancel_scope.cancel()  # the run is over (or the client left): stop every task
-        if not writer.disconnected:
-            await writer.finish()
-
     @property
     def capabilities_endpoint(self) -> _CapabilitiesEndpoint:
         """The ASGI endpoint for ``GET <path>/capabilities`` (``routes()`` mounts it for you)."""
@@ -343,13 +323,11 @@ class _CapabilitiesEndpoint:
         try:
             if request.method != "HEAD":
                 check_method(request.method, "GET")
-            await self._endpoint._authorize(request)
+            await self._endpoint.access.authorize(request)
             source = self._endpoint.capabilities
             if source is None:
                 raise RequestRejectedError(404, "not_found", "this agent declares no capabilities")
-            capabilities = (
-                source if isinstance(source, AgentCapabilities) else await _maybe_await(source())
-            )
+            capabilities = await _capabilities_of(source)
         except RequestRejectedError as rejection:
             await send_error(send, rejection)
             return
@@ -362,7 +340,7 @@ def create_app(
     *,
     path: str = "/agent",
     capabilities: Optional[CapabilitiesSource] = None,
-    **options: Any,
+    **options: Unpack[EndpointOptions],
 ) -> Starlette:
     """A standalone Starlette app serving ``agent`` at ``POST path`` (and capabilities).
 

@@ -1,6 +1,8 @@
 """Run stores for resumable runs: in-memory (default) and Redis Streams (across workers).
 
-``RedisRunStore`` is imported lazily so that the in-memory store needs no extra.
+``RedisRunStore`` is imported lazily so that the in-memory store needs no extra. The errors a
+store raises live in the SDK's one error tree (``ag_ui.core.errors``) and are re-exported here
+and by ``ag_ui.server``.
 """
 
 from __future__ import annotations
@@ -17,15 +19,13 @@ except ImportError as exc:  # pragma: no cover - exercised in a bare-install tes
         "RedisRunStore also needs the redis extra"
     ) from exc
 
-from ag_ui.store._base import (
+from ag_ui.core.errors import (
     HistoryTrimmedError,
     RunNotFoundError,
-    RunRecord,
-    RunStore,
-    StoredEvent,
     StoreFullError,
     StoreUnavailableError,
 )
+from ag_ui.store._base import RunRecord, RunStore, StoredEvent
 from ag_ui.store.memory import InMemoryRunStore
 
 if TYPE_CHECKING:

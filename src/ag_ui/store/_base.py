@@ -11,60 +11,54 @@ from __future__ import annotations
 import abc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import NamedTuple, Optional
+from typing import Any, NamedTuple, Optional
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.errors import AGUIError
 from ag_ui.core.events import Event
+from ag_ui.store._renamed import KEYED_METHODS, accept_old_key_keyword, warn_renamed
 
-__all__ = [
-    "HistoryTrimmedError",
-    "RunNotFoundError",
-    "RunRecord",
-    "RunStore",
-    "StoreFullError",
-    "StoreUnavailableError",
-    "StoredEvent",
-]
+__all__ = ["RunRecord", "RunStore", "StoredEvent"]
 
 
-class RunNotFoundError(AGUIError):
-    """No such run: never created, expired, or evicted (the server answers 404)."""
-
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
-        super().__init__(f"run {run_id!r} not found (unknown, expired or evicted)")
-
-
-class HistoryTrimmedError(AGUIError):
-    """The events after the requested position were trimmed (per-run event bound)."""
-
-    def __init__(self, run_id: str, position: int, oldest: int) -> None:
-        self.run_id = run_id
-        self.position = position
-        self.oldest = oldest
-        super().__init__(
-            f"run {run_id!r}: events after position {position} are no longer stored "
-            f"(oldest kept is {oldest}); raise max_events_per_run to keep more"
-        )
-
-
-class StoreFullError(AGUIError):
-    """Every slot holds a running run; nothing can be evicted (the server answers 503)."""
-
-
-class StoreUnavailableError(AGUIError):
-    """The backing service (e.g. Redis) cannot be reached."""
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RunRecord:
-    """A run's identity and ownership. ``owner`` is the principal the auth hook returned."""
+    """A stored run: its resume key, its thread, its owner (the principal the ``authorize``
+    hook's verdict maps to) and whether it finished.
 
-    run_id: str
+    ``key`` is the resume key the server minted for the run, never the client's ``runId``
+    (clients choose those, so they cannot name stored runs). ``run_id``, its old name, is
+    still accepted by the constructor and readable as an attribute (deprecated).
+    """
+
+    key: str
     thread_id: str
     owner: Optional[str] = None
     finished: bool = False
+
+    def __init__(
+        self,
+        key: Optional[str] = None,
+        thread_id: Optional[str] = None,
+        owner: Optional[str] = None,
+        finished: bool = False,
+        *,
+        run_id: Optional[str] = None,
+    ) -> None:
+        if run_id is not None:
+            warn_renamed("RunRecord(run_id=...)", "RunRecord(key=...)")
+            key = run_id if key is None else key
+        if key is None or thread_id is None:
+            raise TypeError("RunRecord needs a key (the resume key) and a thread_id")
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "thread_id", thread_id)
+        object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "finished", finished)
+
+    @property
+    def run_id(self) -> str:
+        """Deprecated: the resume key, ``key``."""
+        warn_renamed("RunRecord.run_id", "RunRecord.key")
+        return self.key
 
 
 class StoredEvent(NamedTuple):
@@ -76,50 +70,61 @@ class StoredEvent(NamedTuple):
 
 
 class RunStore(abc.ABC):
-    """Storage for detached runs. Implementations: in-memory (default) and Redis Streams."""
+    """Storage for detached runs. Implementations: in-memory (default) and Redis Streams.
+
+    A run is stored under its resume key (``key``): an unguessable id the server mints for
+    each run (``secrets.token_urlsafe``), never the client's ``runId``. Every method that takes
+    one also accepts it as ``run_id=``, its old name (deprecated), in this class and in every
+    subclass whose method names it ``key``.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        accept_old_key_keyword(cls, KEYED_METHODS)
 
     @abc.abstractmethod
-    async def create(self, run_id: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
-        """Register a new run. Raises ``StoreFullError`` when no slot can be freed."""
+    async def create(self, key: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
+        """Register a new run under ``key``. Raises ``StoreFullError`` when no slot can be
+        freed."""
 
     @abc.abstractmethod
-    async def append(self, run_id: str, event: Event) -> int:
+    async def append(self, key: str, event: Event) -> int:
         """Store the run's next event; returns its position (1 for the first)."""
 
-    async def append_many(self, run_id: str, events: list[Event]) -> int:
+    async def append_many(self, key: str, events: list[Event]) -> int:
         """Store several events in order; returns the position of the last (one round trip
         where the backend allows it). The default appends them one by one."""
         position = 0
         for event in events:
-            position = await self.append(run_id, event)
+            position = await self.append(key, event)
         return position
 
-    async def append_encoded(self, run_id: str, payloads: list[bytes]) -> int:
+    async def append_encoded(self, key: str, payloads: list[bytes]) -> int:
         """Store several events given as their wire JSON (``event_to_json``), in order;
         returns the position of the last. What the server calls: it serializes each event
         once for both the store and the response. The default parses them back and calls
         ``append_many``; the built-in stores keep the bytes as they are."""
-        return await self.append_many(run_id, [parse_event(payload) for payload in payloads])
+        return await self.append_many(key, [parse_event(payload) for payload in payloads])
 
     @abc.abstractmethod
-    async def finish(self, run_id: str) -> None:
+    async def finish(self, key: str) -> None:
         """Mark the run ended (after its terminal event); its history now lives for the TTL."""
 
     @abc.abstractmethod
-    async def get(self, run_id: str) -> RunRecord:
+    async def get(self, key: str) -> RunRecord:
         """The run's record. Raises ``RunNotFoundError``."""
 
     @abc.abstractmethod
-    async def last_position(self, run_id: str) -> int:
+    async def last_position(self, key: str) -> int:
         """The position of the run's newest stored event (0 before the first). Raises
         ``RunNotFoundError``."""
 
     @abc.abstractmethod
     async def thread_runs(self, thread_id: str) -> list[str]:
-        """The stored runs of a thread, oldest first."""
+        """The keys of the thread's stored runs, oldest first."""
 
     @abc.abstractmethod
-    def read(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+    def read(self, key: str, after: int = 0) -> AsyncIterator[StoredEvent]:
         """Every event after position ``after``, then the live tail, until the run finishes.
 
         A position beyond the last stored event reads from the end (the live tail): the store
@@ -127,11 +132,14 @@ class RunStore(abc.ABC):
         caller has. Raises ``RunNotFoundError`` or ``HistoryTrimmedError``.
         """
 
-    async def read_batches(self, run_id: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
+    async def read_batches(self, key: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
         """``read`` in batches: whatever is available at once (what a streaming response
         writes in one go). The default wraps ``read`` one event at a time."""
-        async for item in self.read(run_id, after):
+        async for item in self.read(key, after):
             yield [item]
 
     async def aclose(self) -> None:  # noqa: B027 - a store without resources needs no close
         """Release connections and background resources."""
+
+
+accept_old_key_keyword(RunStore, KEYED_METHODS)

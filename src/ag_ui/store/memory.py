@@ -12,16 +12,14 @@ from typing import Optional
 import anyio
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.events import Event
-from ag_ui.encoder.encoder import event_to_json
-from ag_ui.store._base import (
+from ag_ui.core.errors import (
     HistoryTrimmedError,
     RunNotFoundError,
-    RunRecord,
-    RunStore,
-    StoredEvent,
     StoreFullError,
 )
+from ag_ui.core.events import Event
+from ag_ui.encoder.encoder import event_to_json
+from ag_ui.store._base import RunRecord, RunStore, StoredEvent
 
 __all__ = ["InMemoryRunStore"]
 
@@ -80,25 +78,25 @@ class InMemoryRunStore(RunStore):
 
     def _sweep(self) -> None:
         now = self._clock()
-        for run_id in [rid for rid, run in self._runs.items() if self._expired(run, now)]:
-            self._drop(run_id)
+        for key in [rid for rid, run in self._runs.items() if self._expired(run, now)]:
+            self._drop(key)
 
-    def _drop(self, run_id: str) -> None:
-        run = self._runs.pop(run_id)
+    def _drop(self, key: str) -> None:
+        run = self._runs.pop(key)
         run.notify()  # readers of an evicted run wake up and see it is gone
 
-    def _live(self, run_id: str) -> _Run:
-        run = self._runs.get(run_id)
+    def _live(self, key: str) -> _Run:
+        run = self._runs.get(key)
         if run is None or self._expired(run, self._clock()):
             if run is not None:
-                self._drop(run_id)
-            raise RunNotFoundError(run_id)
+                self._drop(key)
+            raise RunNotFoundError(key)
         return run
 
-    async def create(self, run_id: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
+    async def create(self, key: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
         self._sweep()
-        if run_id in self._runs:
-            raise ValueError(f"run {run_id!r} already exists")
+        if key in self._runs:
+            raise ValueError(f"run {key!r} already exists")
         if len(self._runs) >= self.max_runs:
             finished = [rid for rid, run in self._runs.items() if run.finished_at is not None]
             if not finished:
@@ -108,14 +106,14 @@ class InMemoryRunStore(RunStore):
                 )
             oldest = min(finished, key=lambda rid: self._runs[rid].finished_at or 0.0)
             self._drop(oldest)
-        record = RunRecord(run_id=run_id, thread_id=thread_id, owner=owner)
-        self._runs[run_id] = _Run(record=record, created=self._clock())
+        record = RunRecord(key=key, thread_id=thread_id, owner=owner)
+        self._runs[key] = _Run(record=record, created=self._clock())
         return record
 
-    async def append(self, run_id: str, event: Event) -> int:
-        run = self._live(run_id)
+    async def append(self, key: str, event: Event) -> int:
+        run = self._live(key)
         if run.finished_at is not None:
-            raise ValueError(f"run {run_id!r} is finished; nothing can be appended")
+            raise ValueError(f"run {key!r} is finished; nothing can be appended")
         run.events.append(event_to_json(event))
         if len(run.events) > self.max_events_per_run:
             run.events.popleft()
@@ -123,13 +121,13 @@ class InMemoryRunStore(RunStore):
         run.notify()
         return run.last_position
 
-    async def append_many(self, run_id: str, events: list[Event]) -> int:
-        return await self.append_encoded(run_id, [event_to_json(event) for event in events])
+    async def append_many(self, key: str, events: list[Event]) -> int:
+        return await self.append_encoded(key, [event_to_json(event) for event in events])
 
-    async def append_encoded(self, run_id: str, payloads: list[bytes]) -> int:
-        run = self._live(run_id)
+    async def append_encoded(self, key: str, payloads: list[bytes]) -> int:
+        run = self._live(key)
         if run.finished_at is not None:
-            raise ValueError(f"run {run_id!r} is finished; nothing can be appended")
+            raise ValueError(f"run {key!r} is finished; nothing can be appended")
         run.events.extend(payloads)
         excess = len(run.events) - self.max_events_per_run
         for _ in range(max(excess, 0)):
@@ -139,39 +137,39 @@ class InMemoryRunStore(RunStore):
             run.notify()  # one wake-up per batch, not per event
         return run.last_position
 
-    async def finish(self, run_id: str) -> None:
-        run = self._live(run_id)
+    async def finish(self, key: str) -> None:
+        run = self._live(key)
         if run.finished_at is None:
             run.finished_at = self._clock()
             run.record = replace(run.record, finished=True)
             run.notify()
 
-    async def get(self, run_id: str) -> RunRecord:
-        return self._live(run_id).record
+    async def get(self, key: str) -> RunRecord:
+        return self._live(key).record
 
-    async def last_position(self, run_id: str) -> int:
-        return self._live(run_id).last_position
+    async def last_position(self, key: str) -> int:
+        return self._live(key).last_position
 
     async def thread_runs(self, thread_id: str) -> list[str]:
         self._sweep()
         return [rid for rid, run in self._runs.items() if run.record.thread_id == thread_id]
 
-    async def read(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
-        async for batch in self.read_batches(run_id, after):
+    async def read(self, key: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+        async for batch in self.read_batches(key, after):
             for item in batch:
                 yield item
 
-    async def read_batches(self, run_id: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
-        run = self._live(run_id)
+    async def read_batches(self, key: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
+        run = self._live(key)
         position = min(max(after, 0), run.last_position)
         if position < run.first_position - 1:
-            raise HistoryTrimmedError(run_id, position, run.first_position)
+            raise HistoryTrimmedError(key, position, run.first_position)
         while True:
             changed = run.changed
-            if self._runs.get(run_id) is not run:
-                raise RunNotFoundError(run_id)
+            if self._runs.get(key) is not run:
+                raise RunNotFoundError(key)
             if position < run.first_position - 1:  # trimmed while the reader was slow
-                raise HistoryTrimmedError(run_id, position, run.first_position)
+                raise HistoryTrimmedError(key, position, run.first_position)
             count = run.last_position - position
             if count:
                 # The newest ``count`` events, walked from the right end: O(count), not O(run).

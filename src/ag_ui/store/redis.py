@@ -25,23 +25,22 @@ try:
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import RedisError
     from redis.exceptions import TimeoutError as RedisTimeoutError
+    from redis.typing import EncodableT, FieldT
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "RedisRunStore needs the redis package: pip install 'ag-ui-sdk[redis]'"
     ) from exc
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.events import Event, EventType
-from ag_ui.encoder.encoder import event_to_json
-from ag_ui.store._base import (
+from ag_ui.core.errors import (
     HistoryTrimmedError,
     RunNotFoundError,
-    RunRecord,
-    RunStore,
-    StoredEvent,
     StoreFullError,
     StoreUnavailableError,
 )
+from ag_ui.core.events import Event, EventType
+from ag_ui.encoder.encoder import event_to_json
+from ag_ui.store._base import RunRecord, RunStore, StoredEvent
 
 __all__ = ["RedisRunStore"]
 
@@ -61,7 +60,7 @@ class RedisRunStore(RunStore):
         self,
         url: str = "redis://127.0.0.1:6379/0",
         *,
-        client: Any = None,
+        client: Optional[aioredis.Redis] = None,
         prefix: str = "agui:",
         max_runs: int = 10_000,
         max_events_per_run: int = 100_000,
@@ -69,7 +68,7 @@ class RedisRunStore(RunStore):
         run_ttl: float = 3600.0,
         block_seconds: float = 1.0,
     ) -> None:
-        self._redis: Any = client or aioredis.from_url(
+        self._redis: aioredis.Redis = client or aioredis.from_url(
             url, socket_connect_timeout=2, socket_timeout=block_seconds + 5
         )
         self._owns_client = client is None
@@ -80,11 +79,11 @@ class RedisRunStore(RunStore):
         self.run_ttl = int(run_ttl)
         self.block_ms = max(1, int(block_seconds * 1000))
 
-    def _meta(self, run_id: str) -> str:
-        return f"{self.prefix}run:{run_id}"
+    def _meta(self, key: str) -> str:
+        return f"{self.prefix}run:{key}"
 
-    def _stream(self, run_id: str) -> str:
-        return f"{self.prefix}run:{run_id}:events"
+    def _stream(self, key: str) -> str:
+        return f"{self.prefix}run:{key}:events"
 
     async def _call(self, coroutine: Any) -> Any:
         try:
@@ -123,27 +122,32 @@ class RedisRunStore(RunStore):
         await self._call(self._redis.zrem(runs_key, victim))
         await self._call(self._redis.zrem(finished_key, victim))
 
-    async def create(self, run_id: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
+    async def create(self, key: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
         await self._make_room()
-        meta = self._meta(run_id)
-        fields = {"thread_id": thread_id, "owner": owner or "", "has_owner": int(owner is not None)}
+        meta = self._meta(key)
+        fields: dict[FieldT, EncodableT] = {
+            "thread_id": thread_id,
+            "owner": owner or "",
+            "has_owner": int(owner is not None),
+            "finished": 0,
+        }
         created = await self._call(self._redis.hsetnx(meta, "thread_id", thread_id))
         if not created:
-            raise ValueError(f"run {run_id!r} already exists")
+            raise ValueError(f"run {key!r} already exists")
         thread_key = f"{self.prefix}thread:{thread_id}"
         pipe = self._redis.pipeline()
-        pipe.hset(meta, mapping={**fields, "finished": 0})
+        pipe.hset(meta, mapping=fields)
         pipe.expire(meta, self.run_ttl)
-        pipe.zadd(f"{self.prefix}runs", {run_id: time.time()})
-        pipe.rpush(thread_key, run_id)
+        pipe.zadd(f"{self.prefix}runs", {key: time.time()})
+        pipe.rpush(thread_key, key)
         pipe.expire(thread_key, max(self.run_ttl, self.finished_ttl))
         await self._call(pipe.execute())
-        return RunRecord(run_id=run_id, thread_id=thread_id, owner=owner)
+        return RunRecord(key=key, thread_id=thread_id, owner=owner)
 
-    async def append(self, run_id: str, event: Event) -> int:
-        stream = self._stream(run_id)
+    async def append(self, key: str, event: Event) -> int:
+        stream = self._stream(key)
         pipe = self._redis.pipeline()
-        pipe.exists(self._meta(run_id))
+        pipe.exists(self._meta(key))
         pipe.xadd(
             stream,
             {"e": event_to_json(event)},
@@ -155,20 +159,20 @@ class RedisRunStore(RunStore):
         exists, entry_id, _ = await self._call(pipe.execute())
         if not exists:
             await self._call(self._redis.delete(stream))
-            raise RunNotFoundError(run_id)
+            raise RunNotFoundError(key)
         return _position(entry_id)
 
-    async def append_many(self, run_id: str, events: list[Event]) -> int:
-        return await self.append_encoded(run_id, [event_to_json(event) for event in events])
+    async def append_many(self, key: str, events: list[Event]) -> int:
+        return await self.append_encoded(key, [event_to_json(event) for event in events])
 
-    async def append_encoded(self, run_id: str, payloads: list[bytes]) -> int:
+    async def append_encoded(self, key: str, payloads: list[bytes]) -> int:
         if not payloads:
-            return await self.last_position(run_id)
-        stream = self._stream(run_id)
+            return await self.last_position(key)
+        stream = self._stream(key)
         # No MULTI/EXEC: one connection runs the commands in order anyway, and a transaction
         # costs a round of queuing replies per command.
         pipe = self._redis.pipeline(transaction=False)
-        pipe.exists(self._meta(run_id))
+        pipe.exists(self._meta(key))
         for payload in payloads:
             pipe.xadd(
                 stream,
@@ -181,31 +185,31 @@ class RedisRunStore(RunStore):
         answers = await self._call(pipe.execute())
         if not answers[0]:
             await self._call(self._redis.delete(stream))
-            raise RunNotFoundError(run_id)
+            raise RunNotFoundError(key)
         return _position(answers[-2])
 
-    async def finish(self, run_id: str) -> None:
+    async def finish(self, key: str) -> None:
         pipe = self._redis.pipeline()
-        pipe.hset(self._meta(run_id), "finished", 1)
-        pipe.expire(self._meta(run_id), self.finished_ttl)
-        pipe.expire(self._stream(run_id), self.finished_ttl)
-        pipe.zadd(f"{self.prefix}finished", {run_id: time.time()})
+        pipe.hset(self._meta(key), "finished", 1)
+        pipe.expire(self._meta(key), self.finished_ttl)
+        pipe.expire(self._stream(key), self.finished_ttl)
+        pipe.zadd(f"{self.prefix}finished", {key: time.time()})
         await self._call(pipe.execute())
 
-    async def get(self, run_id: str) -> RunRecord:
-        meta = await self._call(self._redis.hgetall(self._meta(run_id)))
+    async def get(self, key: str) -> RunRecord:
+        meta = await self._call(self._redis.hgetall(self._meta(key)))
         if not meta or b"thread_id" not in meta:
-            raise RunNotFoundError(run_id)
+            raise RunNotFoundError(key)
         return RunRecord(
-            run_id=run_id,
+            key=key,
             thread_id=meta[b"thread_id"].decode(),
             owner=meta[b"owner"].decode() if meta.get(b"has_owner") == b"1" else None,
             finished=meta.get(b"finished") == b"1",
         )
 
-    async def last_position(self, run_id: str) -> int:
-        await self.get(run_id)  # RunNotFoundError for an unknown or expired run
-        return (await self._bounds(self._stream(run_id)))[1]
+    async def last_position(self, key: str) -> int:
+        await self.get(key)  # RunNotFoundError for an unknown or expired run
+        return (await self._bounds(self._stream(key)))[1]
 
     async def thread_runs(self, thread_id: str) -> list[str]:
         run_ids = await self._call(self._redis.lrange(f"{self.prefix}thread:{thread_id}", 0, -1))
@@ -225,18 +229,18 @@ class RedisRunStore(RunStore):
             return 0, 0
         return _position(first[0][0]), _position(last[0][0])
 
-    async def read(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
-        async for batch in self.read_batches(run_id, after):
+    async def read(self, key: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+        async for batch in self.read_batches(key, after):
             for item in batch:
                 yield item
 
-    async def read_batches(self, run_id: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
-        record = await self.get(run_id)
-        stream = self._stream(run_id)
+    async def read_batches(self, key: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
+        record = await self.get(key)
+        stream = self._stream(key)
         first, last = await self._bounds(stream)
         position = min(max(after, 0), last)
         if first and position < first - 1:
-            raise HistoryTrimmedError(run_id, position, first)
+            raise HistoryTrimmedError(key, position, first)
         finished = record.finished
         while True:
             entries = await self._call(
@@ -252,7 +256,7 @@ class RedisRunStore(RunStore):
                 )
                 entries = answer[0][1] if answer else []
                 if not entries:
-                    finished = (await self.get(run_id)).finished  # also notices expiry
+                    finished = (await self.get(key)).finished  # also notices expiry
                     continue
             batch: list[StoredEvent] = []
             ended = False
@@ -261,7 +265,7 @@ class RedisRunStore(RunStore):
                 if entry_position != position + 1:  # trimmed while the reader was slow
                     if batch:
                         yield batch
-                    raise HistoryTrimmedError(run_id, position, entry_position)
+                    raise HistoryTrimmedError(key, position, entry_position)
                 position = entry_position
                 event = parse_event(fields[b"e"])
                 batch.append(StoredEvent(position, event))

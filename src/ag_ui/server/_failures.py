@@ -1,0 +1,111 @@
+"""How runs and requests end when something goes wrong: one home for the stable codes.
+
+* ``RUN_ERROR.code`` values the server itself sends (an agent's own ``RunError`` carries its
+  own code; ``protocol_violation`` belongs to the guard, ``ag_ui.server._guard``);
+* the ``RUN_ERROR`` a *reader* of a stored run sends when the store fails under it (not stored,
+  so it carries no id);
+* the HTTP rejections about runs and stores (the request checks, 400 to 415, are in
+  ``_request``).
+
+Everything here is data: no I/O, nothing to import but the core.
+"""
+
+from __future__ import annotations
+
+from ag_ui.core.errors import HistoryTrimmedError, RequestRejectedError
+from ag_ui.core.events import RunErrorEvent
+
+__all__ = [
+    "AGENT_ERROR_CODE",
+    "HISTORY_TRIMMED_CODE",
+    "RUN_EXPIRED_CODE",
+    "SERVER_SHUTDOWN_CODE",
+    "STORE_UNAVAILABLE_CODE",
+    "history_trimmed",
+    "run_expired_while_read",
+    "run_not_found",
+    "runs_not_started",
+    "store_full",
+    "store_lost",
+    "store_unavailable",
+    "thread_run_expired",
+]
+
+# -- RUN_ERROR codes -----------------------------------------------------------------------------
+
+AGENT_ERROR_CODE = "agent_error"
+"""``RUN_ERROR.code`` of an agent that raised (its text only with ``debug=True``)."""
+
+RUN_EXPIRED_CODE = "run_expired"
+"""``RUN_ERROR.code`` of a run stopped by its time limit (or dropped from the store)."""
+
+SERVER_SHUTDOWN_CODE = "server_shutdown"
+"""``RUN_ERROR.code`` of a run cancelled because the app shut down."""
+
+STORE_UNAVAILABLE_CODE = "store_unavailable"
+"""``RUN_ERROR.code`` a reader sends when the store (Redis) is lost mid-run."""
+
+HISTORY_TRIMMED_CODE = "history_trimmed"
+"""``RUN_ERROR.code`` a reader sends when the events it asked for were trimmed."""
+
+# -- what a reader of a stored run sends when the store fails under it ----------------------------
+
+
+def store_lost(what: str = "run") -> RunErrorEvent:
+    """The store became unreachable while ``what`` ("run", "thread") was being read."""
+    return RunErrorEvent(
+        message=f"The run store became unreachable; the rest of the {what} is lost.",
+        code=STORE_UNAVAILABLE_CODE,
+    )
+
+
+def run_expired_while_read() -> RunErrorEvent:
+    return RunErrorEvent(
+        message="The run expired or was evicted while it was being read.", code=RUN_EXPIRED_CODE
+    )
+
+
+def thread_run_expired() -> RunErrorEvent:
+    return RunErrorEvent(
+        message="A run expired while the thread was being read.", code=RUN_EXPIRED_CODE
+    )
+
+
+def history_trimmed(exc: HistoryTrimmedError) -> RunErrorEvent:
+    return RunErrorEvent(message=str(exc), code=HISTORY_TRIMMED_CODE)
+
+
+# -- HTTP rejections about runs and stores --------------------------------------------------------
+
+
+def run_not_found() -> RequestRejectedError:
+    """The one answer for unknown, expired and someone else's runs (no hint which)."""
+    return RequestRejectedError(
+        404,
+        "run_not_found",
+        "no such run: unknown, expired, or not accessible with these credentials",
+    )
+
+
+def store_unavailable() -> RequestRejectedError:
+    return RequestRejectedError(
+        503,
+        "store_unavailable",
+        "the run store is unreachable; retry later",
+        headers={"retry-after": "1"},
+    )
+
+
+def store_full() -> RequestRejectedError:
+    return RequestRejectedError(
+        503,
+        "store_full",
+        "too many runs in progress; retry later",
+        headers={"retry-after": "1"},
+    )
+
+
+def runs_not_started() -> RequestRejectedError:
+    return RequestRejectedError(
+        503, "runs_not_started", "this server is not ready to run agents; retry later"
+    )

@@ -1,0 +1,1 @@
+"""Client tests (a package, so helpers are imported as ``tests.client.client_helpers``)."""

@@ -1,0 +1,1 @@
+"""Protobuf tests (a package: the shared corpus is ``tests.proto.proto_corpus``)."""
