@@ -24,6 +24,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.convert",
     "ag_ui.cli.demo",
     "ag_ui.cli.run",
+    "ag_ui.cli.inspect",
 )
 
 

@@ -49,6 +49,7 @@ from ag_ui.server._request import (
 )
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import LiveFeed, StoreWriter
+from ag_ui.server._tap import Tap
 from ag_ui.store import RunStore, StoreFullError, StoreUnavailableError
 
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
@@ -94,6 +95,9 @@ class AgentEndpoint:
       (code ``run_expired``); default: 90% of the store's ``run_ttl``.
     * ``principal``: derives a run's owner from the ``authorize`` hook's return value
       (default ``default_principal``); a reconnect by another principal gets 404.
+    * ``tap`` (default off; a development aid): ``True`` or a ``Tap`` lets ``agui inspect``
+      watch every run live at ``GET <path>/tap`` (loopback clients only unless the ``Tap`` has
+      a token; never headers or tokens; docs/inspector.md). Logs a warning when on.
     """
 
     def __init__(
@@ -109,6 +113,7 @@ class AgentEndpoint:
         store: Optional[RunStore] = None,
         run_ttl: Optional[float] = None,
         principal: Principal = default_principal,
+        tap: Union[bool, Tap, None] = None,
     ) -> None:
         self.agent = agent
         self.capabilities = capabilities
@@ -124,6 +129,7 @@ class AgentEndpoint:
         self.run_ttl = run_ttl if run_ttl is not None else 0.9 * store_ttl
         self.principal = principal
         self.detached_runs = DetachedRuns()
+        self.tap = Tap.from_option(tap)
 
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
         """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``.
@@ -135,6 +141,9 @@ class AgentEndpoint:
             routes.append(Route(path.rstrip("/") + "/capabilities", self.capabilities_endpoint))
         if self.store is not None:
             routes.append(Route(path.rstrip("/") + "/connect", ConnectEndpoint(self, self.store)))
+        if self.tap is not None:
+            self.tap.announce(path.rstrip("/") + "/tap")
+            routes.append(Route(path.rstrip("/") + "/tap", self.tap.endpoint(self._authorize)))
         return routes
 
     @asynccontextmanager
@@ -164,6 +173,8 @@ class AgentEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             raise RuntimeError(f"AgentEndpoint serves HTTP only, got a {scope['type']!r} scope")
+        if self.tap is not None:
+            receive, send = self.tap.observe(scope, receive, send)
         request = Request(scope)
         try:
             check_method(request.method, "POST")
