@@ -103,6 +103,7 @@ def _reduce_unverified(state: AgentState, event: Any) -> AgentState:
     try:
         return apply_event(state, event)
     except PatchError as error:
-        return error.agent_state
+        reduced: AgentState = error.agent_state
+        return reduced
     except Exception:
         return state

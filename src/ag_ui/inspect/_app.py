@@ -10,10 +10,11 @@ site cannot reach it through DNS rebinding) and every POST must carry ``X-AGUI-I
 
 from __future__ import annotations
 
+import functools
 import json
-from pathlib import Path
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Callable
 
 import anyio
@@ -76,13 +77,18 @@ async def _stream(inspector: Inspector, session: Session | None) -> AsyncIterato
             visible = session.visible
             while sent_rows < visible:
                 batch = session.rows[sent_rows : min(visible, sent_rows + ROW_BATCH)]
-                yield _message("rows", {"from": sent_rows, "rows": [row.to_json() for row in batch]})
+                yield _message(
+                    "rows", {"from": sent_rows, "rows": [row.to_json() for row in batch]}
+                )
                 sent_rows += len(batch)
             findings = session.findings()
             views = {
                 "conversation": session.conversation(),
                 "timing": session.timing.to_json(),
-                "findings": {"findings": [f.to_json() for f in findings[:_MAX_FINDINGS]], "total": len(findings)},  # fmt: skip
+                "findings": {
+                    "findings": [f.to_json() for f in findings[:_MAX_FINDINGS]],
+                    "total": len(findings),
+                },
                 "summary": {"session": session.summary()},
             }
             for kind, payload in views.items():
@@ -91,9 +97,9 @@ async def _stream(inspector: Inspector, session: Session | None) -> AsyncIterato
                     last[kind] = text
                     yield _message(kind, payload)
         with anyio.move_on_after(_KEEPALIVE) as timer:
-            waits = [lambda: inspector.changed(inspector_seen)]
+            waits = [functools.partial(inspector.changed, inspector_seen)]
             if session is not None:
-                waits.append(lambda: session.changed(session_seen))
+                waits.append(functools.partial(session.changed, session_seen))
             await _first_of(*waits)
         if timer.cancelled_caught:
             yield b": keepalive\n\n"
@@ -125,7 +131,9 @@ class _LocalOnly:
             headers = dict(scope.get("headers") or [])
             host = headers.get(b"host", b"").decode("latin-1").rsplit(":", 1)[0].strip("[]")
             if host not in ("127.0.0.1", "localhost", "::1"):
-                await _error(403, "the inspector answers only its own page (Host)")(scope, receive, send)  # fmt: skip
+                await _error(403, "the inspector answers only its own page (Host)")(
+                    scope, receive, send
+                )
                 return
             if scope["method"] == "POST" and headers.get(b"x-agui-inspector") != b"1":
                 await _error(403, "missing X-AGUI-Inspector header")(scope, receive, send)
@@ -136,7 +144,9 @@ class _LocalOnly:
 def create_inspector_app(inspector: Inspector) -> ASGIApp:
     """The page server for ``inspector`` (its lifespan runs ``inspector.run()``)."""
 
-    def handler(work: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:  # fmt: skip
+    def handler(
+        work: Callable[[Request], Awaitable[Response]],
+    ) -> Callable[[Request], Awaitable[Response]]:
         async def handle(request: Request) -> Response:
             try:
                 return await work(request)
@@ -151,7 +161,14 @@ def create_inspector_app(inspector: Inspector) -> ASGIApp:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
 
     async def info(request: Request) -> Response:
-        return JSONResponse({**inspector.info(), "categories": CATEGORIES, "speeds": SPEEDS, "formats": list(EXPORT_FORMATS)})  # fmt: skip
+        return JSONResponse(
+            {
+                **inspector.info(),
+                "categories": CATEGORIES,
+                "speeds": SPEEDS,
+                "formats": list(EXPORT_FORMATS),
+            }
+        )
 
     async def stream(request: Request) -> Response:
         session_id = request.query_params.get("session")

@@ -14,6 +14,7 @@ from typing import Optional
 from urllib.parse import urlsplit, urlunsplit
 
 from ag_ui.core.decoding import parse_any_event
+from ag_ui.core.events import BaseEvent
 from ag_ui.encoder import event_to_json, sse_frame
 from ag_ui.inspect._session import RunInfo, Session
 from ag_ui.recording import encode_event_line, encode_header, encode_input_line
@@ -52,7 +53,12 @@ def export_session(session: Session, fmt: str) -> bytes:
         from ag_ui.proto import encode_frame  # needs the proto extra
 
         for row in session.rows:
-            pieces.append(encode_frame(parse_any_event(row.wire_json)))
+            event = parse_any_event(row.wire_json)
+            if not isinstance(event, BaseEvent):
+                raise ValueError(
+                    f"protobuf cannot carry the legacy {row.type} event (#{row.index})"
+                )
+            pieces.append(encode_frame(event))
     elif fmt == "sse":
         pieces.extend(sse_frame(row.wire_json.encode()) for row in session.rows)
     else:

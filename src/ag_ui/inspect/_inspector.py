@@ -116,7 +116,7 @@ class Inspector:
             title=path.name,
             kind="recording",
             source=str(header.get("source") or path),
-            transport=header.get("transport") or ("proto" if recording.format == "proto" else None),  # fmt: skip
+            transport=header.get("transport") or ("proto" if recording.format == "proto" else None),
         )
         for run in recording.runs:
             if run.input is not None or len(recording.runs) > 1:
@@ -183,7 +183,11 @@ class Inspector:
         """Run ``work`` in the background (a turn the page asked for)."""
         if self._tasks is None:
             raise InspectorError("the inspector is not running")
-        self._tasks.start_soon(work)
+
+        async def job() -> None:
+            await work()
+
+        self._tasks.start_soon(job)
 
     def turn(self, session_id: str, options: TurnOptions) -> None:
         thread = self.thread(session_id)

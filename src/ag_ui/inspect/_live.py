@@ -118,7 +118,9 @@ class LiveThread:
         if options.state is not None:
             self.agent.set_state(options.state)
         if options.message:
-            self.agent.add_message({"id": f"user-{uuid.uuid4().hex[:8]}", "role": "user", "content": options.message})
+            self.agent.add_message(
+                {"id": f"user-{uuid.uuid4().hex[:8]}", "role": "user", "content": options.message}
+            )
         await self._run()
 
     async def answer_tools(self, results: Mapping[str, Any]) -> None:
@@ -141,7 +143,12 @@ class LiveThread:
     def _add_tool_result(self, call_id: str, result: Any) -> None:
         content = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
         self.agent.add_message(
-            {"id": f"tool-{uuid.uuid4().hex[:8]}", "role": "tool", "toolCallId": call_id, "content": content}
+            {
+                "id": f"tool-{uuid.uuid4().hex[:8]}",
+                "role": "tool",
+                "toolCallId": call_id,
+                "content": content,
+            }
         )
 
     async def _run(self, resume: Any = None) -> None:
@@ -164,12 +171,17 @@ class LiveThread:
                     self.session.set_status(state="stopped")
                     return
                 if result.interrupts:
-                    interrupts = [i.model_dump(by_alias=True, mode="json", exclude_none=True) for i in result.interrupts]
+                    interrupts = [
+                        i.model_dump(by_alias=True, mode="json", exclude_none=True)
+                        for i in result.interrupts
+                    ]
                     self.session.set_status(state="waiting", interrupts=interrupts)
                     return
                 if not self._continue_with_tools(result.pending_tool_call_ids):
                     return
-            self.session.set_status(state="idle", error=f"stopped after {MAX_AUTOMATIC_ROUNDS} automatic tool rounds")
+            self.session.set_status(
+                state="idle", error=f"stopped after {MAX_AUTOMATIC_ROUNDS} automatic tool rounds"
+            )
         except (AGUIError, ImportError, httpx.HTTPError) as error:
             self.session.end()
             self.session.set_status(state="failed", error=f"{type(error).__name__}: {error}")
@@ -180,7 +192,7 @@ class LiveThread:
         """Answer what can be answered automatically; True if another run should follow."""
         frontend = {t.get("name"): t for t in self._options.tools}
         calls = _tool_calls(self.agent.messages)
-        waiting = []
+        waiting: list[dict[str, Any]] = []
         answered = False
         for call_id in pending_ids:
             name, arguments = calls.get(call_id, (None, ""))

@@ -136,4 +136,3 @@ def _checked(speed: float) -> float:
     if not speed > 0 or speed > 1000:
         raise ValueError(f"speed must be a number in (0, 1000], got {speed!r}")
     return float(speed)
-

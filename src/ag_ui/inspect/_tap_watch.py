@@ -66,7 +66,11 @@ class TapWatcher:
         async with client.stream("GET", self.url, headers=self._headers) as response:
             if response.status_code != 200:
                 body = (await response.aread()).decode("utf-8", "replace")[:200]
-                hint = " (start the server with tap=True)" if response.status_code in (404, 405) else ""  # fmt: skip
+                hint = (
+                    " (start the server with tap=True)"
+                    if response.status_code in (404, 405)
+                    else ""
+                )
                 on_status(f"tap refused: HTTP {response.status_code}{hint} {body}")
                 return
             on_status("watching")
@@ -81,7 +85,9 @@ class TapWatcher:
 
     def handle(self, message: dict[str, Any]) -> None:
         """One tap message: ``run``, ``event``, ``end``, ``rejected`` or ``overflow``."""
-        kind, number, sent = message.get("kind"), message.get("tap"), float(message["t"])
+        kind, sent = message.get("kind"), float(message["t"])
+        tap = message.get("tap")
+        number: int = tap if isinstance(tap, int) else -1
         if kind == "run":
             body = message.get("input") or {}
             thread = str(body.get("threadId", "?"))
@@ -97,9 +103,9 @@ class TapWatcher:
                 session.note(f"a request the tap saw is not a valid RunAgentInput: {error}")
                 run_input = None
             session.begin_run(run_input, round(sent - began, 6))
-            self._runs[int(number)] = (session, began)
-        elif kind == "event" and int(number) in self._runs:
-            session, began = self._runs[int(number)]
+            self._runs[number] = (session, began)
+        elif kind == "event" and number in self._runs:
+            session, began = self._runs[number]
             try:
                 event = parse_any_event(message["data"])
             except UnknownEventTypeError as error:
@@ -109,15 +115,17 @@ class TapWatcher:
                 session.note(f"an event the tap saw is not valid: {error}")
                 return
             session.add_event(event, round(sent - began, 6), message["data"])
-        elif kind == "end" and int(number) in self._runs:
-            session, _ = self._runs.pop(int(number))
+        elif kind == "end" and number in self._runs:
+            session, _ = self._runs.pop(number)
             session.end()
-        elif kind == "rejected" and int(number) in self._runs:
-            session, _ = self._runs.pop(int(number))
+        elif kind == "rejected" and number in self._runs:
+            session, _ = self._runs.pop(number)
             session.note(f"a run request was refused with HTTP {message.get('status')}")
         elif kind == "overflow":
             for session in self._sessions.values():
-                session.note(f"the tap dropped {message.get('dropped')} messages (too slow to keep up)")  # fmt: skip
+                session.note(
+                    f"the tap dropped {message.get('dropped')} messages (too slow to keep up)"
+                )
 
     def _runs_began(self, session: Session, sent: float) -> float:
         # Times in a tapped session count from its first request the tap saw.

@@ -8,6 +8,8 @@ text, or a protobuf frame's hex) with its arrival time. Request headers are neve
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 from collections.abc import AsyncIterator
 from typing import Any, Callable, Optional, Protocol
@@ -36,7 +38,9 @@ class FrameSink(Protocol):
 class _Splitter:
     """Cuts a response body into frames: SSE messages or length-prefixed protobuf frames."""
 
-    def __init__(self, content_type: str, report: Callable[[Optional[AnyEvent], str, Optional[str]], None]) -> None:  # fmt: skip
+    def __init__(
+        self, content_type: str, report: Callable[[Optional[AnyEvent], str, Optional[str]], None]
+    ) -> None:
         self._proto = content_type.split(";")[0].strip().lower() == _PROTO_TYPE
         self._sse = SSEDecoder(max_event_size=64 * 1024 * 1024)
         self._buffer = bytearray()
@@ -55,12 +59,12 @@ class _Splitter:
             return
         for message in self._sse.feed(chunk):
             raw = message.data if message.id is None else f"id: {message.id}\ndata: {message.data}"
-            self._event(lambda data=message.data: parse_any_event(data), raw)
+            self._event(functools.partial(parse_any_event, message.data), raw)
 
     def _proto_frame(self, frame: bytes) -> None:
         from ag_ui.proto import decode_event
 
-        self._event(lambda: decode_event(frame[4:]), frame.hex(" ", 4))
+        self._event(functools.partial(decode_event, frame[4:]), frame.hex(" ", 4))
 
     def _event(self, parse: Callable[[], AnyEvent], raw: str) -> None:
         try:
@@ -81,10 +85,8 @@ class _TeeStream(httpx.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self._inner:
-            try:
+            with contextlib.suppress(Exception):  # the inspector must never break the stream
                 self._splitter.feed(chunk)
-            except Exception:  # the inspector must never break the client's stream
-                pass
             yield chunk
 
     async def aclose(self) -> None:

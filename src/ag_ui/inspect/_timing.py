@@ -94,12 +94,30 @@ class _Span:
 
 # (kind, id field, label field, opening types, closing types, types that extend the span)
 _SPAN_RULES: tuple[tuple[str, str, Optional[str], tuple[str, ...], tuple[str, ...]], ...] = (
-    ("message", "messageId", "role", ("TEXT_MESSAGE_START", "TEXT_MESSAGE_CHUNK"), ("TEXT_MESSAGE_END",)),
-    ("tool", "toolCallId", "toolCallName", ("TOOL_CALL_START", "TOOL_CALL_CHUNK"), ("TOOL_CALL_END", "TOOL_CALL_RESULT")),
+    (
+        "message",
+        "messageId",
+        "role",
+        ("TEXT_MESSAGE_START", "TEXT_MESSAGE_CHUNK"),
+        ("TEXT_MESSAGE_END",),
+    ),
+    (
+        "tool",
+        "toolCallId",
+        "toolCallName",
+        ("TOOL_CALL_START", "TOOL_CALL_CHUNK"),
+        ("TOOL_CALL_END", "TOOL_CALL_RESULT"),
+    ),
     ("step", "stepName", "stepName", ("STEP_STARTED",), ("STEP_FINISHED",)),
     ("reasoning", "messageId", None, ("REASONING_START",), ("REASONING_END",)),
-    ("subagent", "subagentRunId", "name", ("SUBAGENT_STARTED",), ("SUBAGENT_FINISHED", "SUBAGENT_ERROR")),
-)  # fmt: skip
+    (
+        "subagent",
+        "subagentRunId",
+        "name",
+        ("SUBAGENT_STARTED",),
+        ("SUBAGENT_FINISHED", "SUBAGENT_ERROR"),
+    ),
+)
 
 _EXTENDS = {
     "TEXT_MESSAGE_CONTENT": ("message", "messageId"),
@@ -180,7 +198,10 @@ class Timing:
         run_span = self._spans.get(("run", f"run {row.run + 1}"))
         if run_span is not None:
             if run_span.first < 0:
-                run_span.first, run_span.start = index, run_span.start if run_span.start is not None else at
+                run_span.first, run_span.start = (
+                    index,
+                    run_span.start if run_span.start is not None else at,
+                )
             run_span.end, run_span.last = at, index
             if row.type in ("RUN_FINISHED", "RUN_ERROR"):
                 run_span.open = False
@@ -199,9 +220,9 @@ class Timing:
         extends = _EXTENDS.get(row.type)
         if extends is not None:
             kind, id_field = extends
-            span = self._spans.get((kind, str(wire.get(id_field))))
-            if span is not None:
-                span.end, span.last = at, index
+            extended = self._spans.get((kind, str(wire.get(id_field))))
+            if extended is not None:
+                extended.end, extended.last = at, index
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -34,7 +34,6 @@ from ag_ui.server._replay import HISTORY_TRIMMED_CODE, RESUME_AFTER_HEADER, RESU
 from ag_ui.server._request import DEFAULT_MAX_BODY_SIZE
 from ag_ui.server._runner import AGENT_ERROR_CODE, Agent, Sink, run_agent
 from ag_ui.server._state import Activity, SharedState
-from ag_ui.server._tap import Tap
 from ag_ui.server._streams import (
     ReasoningMessageStream,
     ReasoningSpan,
@@ -42,6 +41,7 @@ from ag_ui.server._streams import (
     TextMessageStream,
     ToolCallStream,
 )
+from ag_ui.server._tap import Tap
 from ag_ui.server.context import RunContext
 from ag_ui.server.endpoint import (
     DEFAULT_KEEPALIVE,

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Optional, Union
 
 import anyio
-from anyio.abc import ObjectSendStream
+from anyio.streams.memory import MemoryObjectSendStream
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
@@ -42,7 +42,9 @@ __all__ = ["TAP_SECRET_KEYS", "Tap"]
 
 logger = logging.getLogger("ag_ui.server")
 
-TAP_SECRET_KEYS = re.compile(r"token|secret|password|passwd|authori[sz]ation|api[-_]?key|cookie|credential", re.I)  # fmt: skip
+TAP_SECRET_KEYS = re.compile(
+    r"token|secret|password|passwd|authori[sz]ation|api[-_]?key|cookie|credential", re.I
+)
 """Keys of ``forwardedProps`` (at any depth) whose values the tap never sends."""
 
 _PROTO_TYPE = "application/vnd.ag-ui.event+proto"
@@ -154,7 +156,7 @@ class Tap:
         self.token = token
         self.max_watchers = max_watchers
         self.buffer = buffer
-        self._watchers: dict[int, tuple[ObjectSendStream[dict[str, Any]], list[int]]] = {}
+        self._watchers: dict[int, tuple[MemoryObjectSendStream[dict[str, Any]], list[int]]] = {}
         self._numbers = 0
 
     @classmethod
@@ -215,7 +217,9 @@ class Tap:
         for stream, dropped in list(self._watchers.values()):
             try:
                 if dropped[0]:
-                    stream.send_nowait({"kind": "overflow", "dropped": dropped[0], "t": message["t"]})  # fmt: skip
+                    stream.send_nowait(
+                        {"kind": "overflow", "dropped": dropped[0], "t": message["t"]}
+                    )
                     dropped[0] = 0
                 stream.send_nowait(message)
             except anyio.WouldBlock:
@@ -229,15 +233,25 @@ class Tap:
         """The ASGI endpoint for ``GET <path>/tap``; ``authorize`` is the endpoint's hook."""
         return _TapEndpoint(self, authorize)
 
-    async def serve_watcher(self, scope: Scope, receive: Receive, send: Send, authorize: Callable[[Request], Awaitable[Any]]) -> None:  # fmt: skip
+    async def serve_watcher(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        authorize: Callable[[Request], Awaitable[Any]],
+    ) -> None:
         request = Request(scope)
         try:
             if request.method != "GET":
-                raise RequestRejectedError(405, "method_not_allowed", "use GET", headers={"allow": "GET"})  # fmt: skip
+                raise RequestRejectedError(
+                    405, "method_not_allowed", "use GET", headers={"allow": "GET"}
+                )
             self._check_access(request, scope)
             await authorize(request)
             if len(self._watchers) >= self.max_watchers:
-                raise RequestRejectedError(503, "too_many_watchers", "too many inspectors are watching; retry later")  # fmt: skip
+                raise RequestRejectedError(
+                    503, "too_many_watchers", "too many inspectors are watching; retry later"
+                )
         except RequestRejectedError as rejection:
             await send_error(send, rejection)
             return
@@ -248,21 +262,36 @@ class Tap:
             given = request.headers.get("authorization", "")
             expected = f"Bearer {self.token}"
             if not secrets.compare_digest(given.encode(), expected.encode()):
-                raise RequestRejectedError(401, "unauthorized", "the tap needs 'Authorization: Bearer <token>'")  # fmt: skip
+                raise RequestRejectedError(
+                    401, "unauthorized", "the tap needs 'Authorization: Bearer <token>'"
+                )
         elif not _is_loopback(scope):
-            raise RequestRejectedError(403, "forbidden", "the tap answers loopback clients only; give the Tap a token to watch from elsewhere")  # fmt: skip
+            raise RequestRejectedError(
+                403,
+                "forbidden",
+                "the tap answers loopback clients only; give the Tap a token to watch from "
+                "elsewhere",
+            )
 
     async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         sender, receiver = anyio.create_memory_object_stream[dict[str, Any]](self.buffer)
         key = id(sender)
         self._watchers[key] = (sender, [0])
         client = scope.get("client") or ("?", 0)
-        logger.warning("AG-UI inspector tap: %s:%s is watching (%d watching)", client[0], client[1], self.watching)  # fmt: skip
+        logger.warning(
+            "AG-UI inspector tap: %s:%s is watching (%d watching)",
+            client[0],
+            client[1],
+            self.watching,
+        )
         await send(
             {
                 "type": "http.response.start",
                 "status": 200,
-                "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")],  # fmt: skip
+                "headers": [
+                    (b"content-type", b"text/event-stream"),
+                    (b"cache-control", b"no-cache"),
+                ],
             }
         )
         try:
