@@ -64,7 +64,7 @@ class _Splitter:
     def _proto_frame(self, frame: bytes) -> None:
         from ag_ui.proto import decode_event
 
-        self._event(functools.partial(decode_event, frame[4:]), frame.hex(" ", 4))
+        self._event(functools.partial(decode_event, frame[4:]), frame.hex(" ", -4))
 
     def _event(self, parse: Callable[[], AnyEvent], raw: str) -> None:
         try:
