@@ -78,7 +78,7 @@ def test_every_format_reads_back_with_the_same_events(tmp_path: Path, fmt: str) 
     assert (
         recording.format
         == {"jsonl": "jsonl", "events": "jsonl", "sse": "sse", "proto": "proto"}[fmt]
-    )  # noqa: E501
+    )
     assert [e.model_dump_json(by_alias=True) for e in recording.events] == [
         r.wire_json for r in session.rows
     ]

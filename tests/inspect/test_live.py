@@ -102,7 +102,7 @@ async def test_protobuf_frames_are_decoded_and_shown_as_hex(demo_url: str) -> No
     assert all(len(group) == 8 for group in first.split(" ")[:-1])  # hex, 4 bytes a group
     assert bytes.fromhex(first.replace(" ", ""))[:4] == (
         len(bytes.fromhex(first.replace(" ", ""))) - 4
-    ).to_bytes(4, "big")  # noqa: E501
+    ).to_bytes(4, "big")
     lanes = {r.lane for r in proto.rows if r.lane}
     assert len(lanes) == 1  # the researcher's events carry its subagentRunId
 

@@ -48,7 +48,7 @@ async def tap_messages(
 
 async def watch_one_run(
     base: str, run: Any, headers: dict[str, str] | None = None
-) -> list[dict[str, Any]]:  # noqa: E501
+) -> list[dict[str, Any]]:
     """Connect a watcher, then call ``run()``; return the tap's messages up to the run's end."""
     seen: list[dict[str, Any]] = []
     async with httpx.AsyncClient(timeout=10) as client, anyio.create_task_group() as tasks:
@@ -172,7 +172,7 @@ async def test_a_tap_with_a_token_wants_it_from_everyone() -> None:
                     base + "/agent",
                     content=b"{not json",
                     headers={"content-type": "application/json"},
-                )  # noqa: E501
+                )
 
         seen = await watch_one_run(base, nothing, {"authorization": f"Bearer {TOKEN}"})
     assert seen == [{"kind": "rejected", "tap": 1, "status": 400, "t": seen[0]["t"]}]
@@ -204,7 +204,7 @@ async def test_the_inspector_shows_tapped_runs_as_sessions() -> None:
                 while not any(
                     s.kind == "tap" and s.rows and s.rows[-1].type == "RUN_FINISHED"
                     for s in inspector.sessions.values()
-                ):  # noqa: E501
+                ):
                     await anyio.sleep(0.01)
             tasks.cancel_scope.cancel()
     [session] = [s for s in inspector.sessions.values() if s.kind == "tap"]
