@@ -154,7 +154,7 @@ class Inspector:
     def _tap_session(self, thread_id: str) -> Session:
         session = Session(
             id=f"s{next(self._numbers)}",
-            title=f"tapped thread {thread_id[:12]}",
+            title=f"tapped thread {thread_id if len(thread_id) <= 24 else thread_id[:12] + '…'}",
             kind="tap",
             source=public_source(self.url),
         )
