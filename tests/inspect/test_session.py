@@ -137,3 +137,24 @@ def test_a_file_that_is_not_a_recording_is_one_clear_error(
 def test_a_missing_file_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(InspectorError, match=r"cannot read .*missing\.jsonl: No such file"):
         Inspector().open(tmp_path / "missing.jsonl")
+
+
+def test_the_public_surface_is_pinned() -> None:
+    import ag_ui.inspect
+
+    assert ag_ui.inspect.__all__ == [
+        "CATEGORIES",
+        "EXPORT_FORMATS",
+        "Finding",
+        "Inspector",
+        "InspectorError",
+        "Row",
+        "Session",
+        "TurnOptions",
+        "create_inspector_app",
+        "export_session",
+        "serve",
+    ]
+    assert ag_ui.inspect.__all__ == sorted(ag_ui.inspect.__all__)
+    for name in ag_ui.inspect.__all__:
+        assert getattr(ag_ui.inspect, name) is not None

@@ -135,6 +135,7 @@ def test_public_surface() -> None:
         "SharedState",
         "Sink",
         "Step",
+        "Tap",
         "TextMessageStream",
         "ToolCallStream",
         "create_app",

@@ -55,6 +55,7 @@ function follow(sessionId) {
   timeline.reset({keepSelection: false});
   page.arrivals = {};
   page.subagentNames = new Map();
+  page.allMessages = false;
   $("session-select").value = sessionId;
   clear($("panel-event")).append(h("p", {class: "muted"}, "Select an event."));
   const source = new EventSource(`/api/stream?session=${encodeURIComponent(sessionId)}`);
@@ -84,7 +85,7 @@ function handle(message) {
     }
     case "conversation":
       page.conversation = message;
-      renderConversation($("conversation"), message, page.subagentNames);
+      drawConversation();
       break;
     case "timing":
       page.timing = message;
@@ -97,6 +98,13 @@ function handle(message) {
       break;
     case "summary": showSummary(message.session); break;
   }
+}
+
+function drawConversation() {
+  renderConversation($("conversation"), page.conversation, page.subagentNames, {
+    all: page.allMessages,
+    onShowAll: () => { page.allMessages = true; drawConversation(); },
+  });
 }
 
 function showCounts() {

@@ -13,14 +13,24 @@ function argumentsText(text) {
   try { return pretty(JSON.parse(text)); } catch (_) { return text; }
 }
 
-/** The conversation as a user would see it; subagent messages go into their own lanes. */
-export function renderConversation(el, conversation, subagentNames) {
+export const CONVERSATION_LIMIT = 300;
+
+/**
+ * The conversation as a user would see it; subagent messages go into their own lanes. Only the
+ * last CONVERSATION_LIMIT messages are drawn unless `all` (a long session stays light).
+ */
+export function renderConversation(el, conversation, subagentNames, {all = false, onShowAll} = {}) {
   const stick = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
   clear(el);
+  const hidden = all ? 0 : Math.max(0, conversation.messages.length - CONVERSATION_LIMIT);
+  if (hidden) {
+    el.append(h("button", {type: "button", id: "show-all-messages", onclick: onShowAll},
+      `Show ${hidden} earlier messages`));
+  }
   const results = new Map();
   for (const m of conversation.messages) if (m.role === "tool" && m.toolCallId) results.set(m.toolCallId, m);
   const lanes = new Map();
-  for (const m of conversation.messages) {
+  for (const m of conversation.messages.slice(hidden)) {
     if (m.role === "tool" && results.get(m.toolCallId) === m && hasCall(conversation.messages, m.toolCallId)) continue;
     const bubble = messageElement(m, results);
     const lane = m.subagentRunId;
