@@ -8,6 +8,7 @@ directory.
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import time
@@ -79,11 +80,9 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("recordings")
     inspector = Inspector()
     inspector.open(write(folder, "broken.jsonl", timed_recording(broken_run())))
-    paced = weather_run()[: PACED_EVENTS - 1] + [weather_run()[-1]]
-    paced[PACED_EVENTS - 2 :] = [
-        {"type": "TOOL_CALL_END", "toolCallId": "c1"},
-        {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"},
-    ]
+    # Six events: the start of the weather run up to the tool call's end, then the finish.
+    paced = [*weather_run()[:5], weather_run()[-1]]
+    assert len(paced) == PACED_EVENTS
     inspector.open(write(folder, "paced.jsonl", timed_recording(paced, gap=PACE)))
     with serve(create_inspector_app(inspector)) as base:
         yield base
@@ -184,7 +183,8 @@ def test_an_interrupt_is_answered_from_the_page(page: Any, live: str) -> None:
     assert json.loads(page.input_value("textarea[data-interrupt]")) == {"approved": True}
     page.click("[data-interrupt-card] button.primary")
     page.wait_for_function(
-        "() => document.getElementById('conversation').innerText.includes('your booking is confirmed')"
+        "() => document.getElementById('conversation').innerText"
+        ".includes('your booking is confirmed')"
     )
     assert page.is_hidden("#waiting")
 
@@ -263,7 +263,7 @@ def test_playback_keeps_the_recorded_timing_at_the_chosen_speed(page: Any, recor
     )
     arrivals = page.evaluate("window.__inspector.arrivals")
     times = [arrivals[str(i)] / 1000 for i in range(PACED_EVENTS)]
-    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     expected = PACE / 2
     assert all(abs(gap - expected) < 0.1 for gap in gaps), gaps
     assert abs((times[-1] - times[0]) - expected * (PACED_EVENTS - 1)) < 0.2
