@@ -55,12 +55,13 @@ GAP = 0.005
 def _run(run: int) -> list[dict[str, Any]]:
     ids = {"threadId": "t", "runId": f"r{run}"}
     message, call = f"m{run}", f"c{run}"
+    words = [f"w{i} " for i in range(36)]
     pieces = ('{"q": ', f'"item {run}"', "}")
     return [
         {"type": "RUN_STARTED", **ids},
         {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/turns", "value": run}]},
         {"type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant"},
-        *({"type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": f"w{i} "} for i in range(36)),
+        *({"type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": w} for w in words),
         {"type": "TEXT_MESSAGE_END", "messageId": message},
         {"type": "TOOL_CALL_START", "toolCallId": call, "toolCallName": "lookup"},
         *({"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": piece} for piece in pieces),
