@@ -121,7 +121,9 @@ def summary_of(wire: dict[str, Any]) -> str:
             parts.append(wire[key])
     if "delta" in wire:
         delta = wire["delta"]
-        parts.append(_compact(delta) if not isinstance(delta, str) else json.dumps(delta))
+        parts.append(
+            _compact(delta) if not isinstance(delta, str) else json.dumps(delta, ensure_ascii=False)
+        )
     if event_type == "RUN_ERROR":
         parts.append(f"{wire.get('code') or 'error'}: {wire.get('message', '')}")
     elif event_type == "RUN_FINISHED":
