@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ag_ui.cli import main
+from ag_ui.cli.verify import verify_text
 
 LEGAL = [
     {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
@@ -131,3 +132,20 @@ def test_binary_file_is_refused_cleanly(tmp_path: Path, capsys: pytest.CaptureFi
     path.write_bytes(b"\xff\xfe\x00garbage")
     assert main(["verify", str(path)]) == 2
     assert "not UTF-8" in capsys.readouterr().err
+
+
+def test_a_timed_recording_is_verified_event_by_event() -> None:
+    from ag_ui.recording import encode_event_line, encode_header, encode_input_line
+
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"},
+    ]
+    text = (
+        encode_header(source="test")
+        + encode_input_line({"threadId": "t", "runId": "r", "messages": []}, at=0.0)
+        + b"".join(encode_event_line(e, at=0.1) for e in events)
+    ).decode()
+    report = verify_text(text)
+    assert report["error"].startswith("event 2 (line 4): [T2] ")  # type: ignore[union-attr]
+    assert report["_events"] == 2
