@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from ag_ui.apply import EventPipeline
+from ag_ui.core.decoding import parse_any_event
 from ag_ui.inspect import Inspector, InspectorError, Session
 from tests.inspect.conftest import broken_run, timed_recording, weather_run, write
 
@@ -158,3 +160,21 @@ def test_the_public_surface_is_pinned() -> None:
     assert ag_ui.inspect.__all__ == sorted(ag_ui.inspect.__all__)
     for name in ag_ui.inspect.__all__:
         assert getattr(ag_ui.inspect, name) is not None
+
+
+def test_the_conversation_at_any_event_is_rebuilt_from_checkpoints(tmp_path: Path) -> None:
+    # 60 runs of 12 events (720 rows, checkpoints every 256): the messages after any count of
+    # rows equal those of a pipeline fed exactly those events.
+    events = [e for n in range(60) for e in weather_run(run=f"r{n}")]
+    for n, event in enumerate(events):
+        for key in ("messageId", "toolCallId"):
+            if key in event:
+                event[key] = f"{event[key]}-{n // 12}"
+    _, session = open_recording(tmp_path, timed_recording(events))
+    assert session.findings() == []
+    for count in (0, 1, 255, 256, 257, 300, 511, 512, 700, 720):
+        pipeline = EventPipeline()
+        for event in events[:count]:
+            pipeline.feed(parse_any_event(event))
+        assert session.agent_state(count).messages == pipeline.agent_state.messages, count
+        assert session.agent_state(count).state == pipeline.agent_state.state, count

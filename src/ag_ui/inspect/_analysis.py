@@ -20,7 +20,7 @@ from ag_ui.core.errors import AGUIError, ProtocolError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.inspect._rows import Finding
 
-__all__ = ["Analyzer"]
+__all__ = ["Analyzer", "replay"]
 
 
 def _describe(error: BaseException) -> tuple[str, Optional[str]]:
@@ -56,15 +56,16 @@ class Analyzer:
             on_patch_error=self._patch_errors.append,
         )
 
-    def feed(self, event: AnyEvent, index: int) -> tuple[AgentState, list[Finding], bool]:
-        """The state after ``event``, what was found at it, and whether it was verified."""
+    def feed(self, event: AnyEvent, index: int) -> tuple[tuple[Any, ...], list[Finding], bool]:
+        """Feed one event; ``state`` is then the state after it. Returns the events the reducer
+        applied (to replay them later with ``replay``), what was found, whether it was verified."""
         if self._pipeline is None:
             self._pipeline = self._new_pipeline()
         self._last_index = index
         findings: list[Finding] = []
         if not self._verifying:
-            self.state = _reduce_unverified(self.state, event)
-            return self.state, findings, False
+            self.state = replay(self.state, (event,))
+            return (event,), findings, False
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -73,8 +74,8 @@ class Analyzer:
                 message, rule = _describe(error)
                 findings.append(Finding(index, "error", message, rule))
                 self._verifying = False
-                self.state = _reduce_unverified(self.state, event)
-                return self.state, findings, True
+                self.state = replay(self.state, (event,))
+                return (event,), findings, True
         if steps:
             self.state = steps[-1][1]
         for patch_error in self._patch_errors:
@@ -82,7 +83,7 @@ class Analyzer:
         self._patch_errors.clear()
         for warning in caught:
             findings.append(Finding(index, "warning", str(warning.message)))
-        return self.state, findings, True
+        return tuple(applied for applied, _ in steps), findings, True
 
     def finish(self) -> list[Finding]:
         """End the current run's stream: a run left open is an error at its last event."""
@@ -97,13 +98,15 @@ class Analyzer:
         return []
 
 
-def _reduce_unverified(state: AgentState, event: Any) -> AgentState:
-    # After a violation the reducer still shows what it can; an event it cannot apply is
-    # simply not applied (the finding already says the stream is broken).
-    try:
-        return apply_event(state, event)
-    except PatchError as error:
-        reduced: AgentState = error.agent_state
-        return reduced
-    except Exception:
-        return state
+def replay(state: AgentState, events: tuple[Any, ...]) -> AgentState:
+    """``state`` after the reducer applied ``events`` (a patch that does not apply is skipped,
+    as the pipeline does; after a violation, an event the reducer cannot take is left out: the
+    finding already says the stream is broken)."""
+    for event in events:
+        try:
+            state = apply_event(state, event)
+        except PatchError as error:
+            state = error.agent_state
+        except Exception:
+            continue
+    return state

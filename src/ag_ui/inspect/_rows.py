@@ -10,7 +10,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ag_ui.apply import AgentState
 
 __all__ = ["CATEGORIES", "Finding", "Row", "category_of", "summary_of"]
 
@@ -60,8 +59,9 @@ class Row:
 
     ``at`` is seconds since the session began (``None`` when the recording has no times);
     ``raw`` is the event as it came off the wire (SSE data text, or protobuf frame hex);
-    ``state`` is the reducer's ``AgentState`` right after the event (structurally shared, so
-    keeping one per event is cheap).
+    ``state`` is the agent state (JSON) right after the event (patches copy only the path they
+    change, so keeping one per event is cheap); ``applied`` are the events the reducer applied
+    for it (chunks expanded), replayed to rebuild the messages at any event.
     """
 
     index: int
@@ -73,7 +73,8 @@ class Row:
     wire: dict[str, Any]
     wire_json: str
     raw: Optional[str]
-    state: AgentState
+    state: Any
+    applied: tuple[Any, ...]
     lane: Optional[str] = None
     verified: bool = True
     findings: list[Finding] = field(default_factory=list)

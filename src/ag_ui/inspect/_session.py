@@ -11,6 +11,7 @@ that takes rows away (a backwards jump) also bumps ``generation`` so they start 
 
 from __future__ import annotations
 
+import bisect
 import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -19,11 +20,15 @@ import anyio
 
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.types import RunAgentInput
-from ag_ui.inspect._analysis import Analyzer
+from ag_ui.apply import AgentState
+from ag_ui.inspect._analysis import Analyzer, replay
 from ag_ui.inspect._rows import Finding, Row, category_of, summary_of
 from ag_ui.inspect._timing import Timing
 
-__all__ = ["RunInfo", "Session"]
+__all__ = ["CHECKPOINT_EVERY", "RunInfo", "Session"]
+
+CHECKPOINT_EVERY = 256
+"""Rows between two kept copies of the conversation (a jump replays at most this many)."""
 
 
 @dataclass
@@ -61,6 +66,10 @@ class Session:
     _analyzer: Analyzer = field(default_factory=Analyzer)
     _timing: Timing = field(default_factory=Timing)
     _timed_upto: int = 0
+    # Where the messages can be rebuilt from: rows applied -> the AgentState after them (every
+    # run's start, and every CHECKPOINT_EVERY rows). Keeping an AgentState per row would keep a
+    # copy of the message list per event: quadratic memory in a long conversation.
+    _bases: dict[int, AgentState] = field(default_factory=dict)
     _changed: Optional[anyio.Event] = None  # made by the first watcher (needs a running loop)
 
     # -- building ------------------------------------------------------------------------------
@@ -73,6 +82,7 @@ class Session:
         if run_input is not None:
             body = run_input.model_dump(by_alias=True, mode="json", exclude_none=True)
         info = RunInfo(number=len(self.runs), first_row=len(self.rows), at=at, input=body)
+        self._bases[len(self.rows)] = self._analyzer.state  # a run starts from its request
         self.runs.append(info)
         self._changed_now()
         return info
@@ -82,7 +92,7 @@ class Session:
         if not self.runs:
             self.begin_run(None, None)
         index = len(self.rows)
-        state, findings, verified = self._analyzer.feed(event, index)
+        applied, findings, verified = self._analyzer.feed(event, index)
         wire, text = _wire(event)
         event_type = str(wire.get("type", ""))
         lane = wire.get("subagentRunId") if isinstance(wire.get("subagentRunId"), str) else None
@@ -96,12 +106,15 @@ class Session:
             wire=wire,
             wire_json=text,
             raw=raw,
-            state=state,
+            state=self._analyzer.state.state,
+            applied=applied,
             lane=lane,
             verified=verified,
             findings=findings,
         )
         self.rows.append(row)
+        if len(self.rows) % CHECKPOINT_EVERY == 0:
+            self._bases[len(self.rows)] = self._analyzer.state
         if self.follow:
             self._visible = len(self.rows)
         self._changed_now()
@@ -164,7 +177,19 @@ class Session:
         """The agent state right after row ``index`` (-1: before the first row)."""
         if index < 0:
             return self._initial_state()
-        return self.rows[index].state.state
+        return self.rows[index].state
+
+    def agent_state(self, count: int) -> AgentState:
+        """Messages, state and interrupts after the first ``count`` rows: the nearest checkpoint
+        at or before ``count``, with the reducer replaying the rows after it."""
+        if count == len(self.rows):
+            return self._analyzer.state
+        positions = sorted(self._bases)
+        base = positions[bisect.bisect_right(positions, count) - 1] if positions else 0
+        state = self._bases.get(base, AgentState())
+        for row in self.rows[base:count]:
+            state = replay(state, row.applied)
+        return state
 
     def _initial_state(self) -> Any:
         first = self.runs[0].input if self.runs else None
@@ -173,7 +198,7 @@ class Session:
     def conversation(self) -> dict[str, Any]:
         """The messages as a user would see them after the last visible row."""
         if self._visible:
-            agent_state = self.rows[self._visible - 1].state
+            agent_state = self.agent_state(self._visible)
             messages = list(agent_state.messages)
             interrupts = list(agent_state.pending_interrupts)
         else:
@@ -205,7 +230,7 @@ class Session:
         from ag_ui.server import json_patch_diff
 
         row = self.rows[index]
-        before, after = self.state_at(index - 1), row.state.state
+        before, after = self.state_at(index - 1), row.state
         run = self.runs[row.run]
         return {
             "row": row.to_json(),
