@@ -56,7 +56,17 @@ def test_url_options_with_a_file_are_a_usage_error(tmp_path: Path) -> None:
 def test_it_serves_a_recording_on_loopback_and_prints_the_address(tmp_path: Path) -> None:
     path = write(tmp_path, "broken.jsonl", timed_recording(broken_run()))
     process = subprocess.Popen(
-        [sys.executable, "-m", "ag_ui", "inspect", str(path), "--no-browser"],
+        [
+            sys.executable,
+            "-m",
+            "ag_ui",
+            "inspect",
+            str(path),
+            "--no-browser",
+            "--play",
+            "--speed",
+            "100",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -74,6 +84,7 @@ def test_it_serves_a_recording_on_loopback_and_prints_the_address(tmp_path: Path
         assert info["mode"] == "recording"
         [session] = info["sessions"]
         assert (session["events"], session["errors"]) == (5, 1)
+        assert session["status"]["playback"]["speed"] == 100
         for asset in ("app.js", "timeline.js", "views.js", "dom.js", "style.css"):
             assert httpx.get(url + "assets/" + asset, timeout=10).status_code == 200
     finally:
@@ -111,3 +122,44 @@ def test_the_page_needs_no_build_and_ships_every_file_it_loads() -> None:
     assert '"inspect/static/*"' in pyproject
     manifest = (Path(__file__).resolve().parents[2] / "MANIFEST.in").read_text()
     assert "recursive-include src/ag_ui/inspect/static *.html *.css *.js" in manifest
+
+
+def test_it_serves_a_live_agent_page(tmp_path: Path) -> None:
+    from ag_ui.demo import create_demo_app
+    from tests.inspect.conftest import serve
+
+    with serve(create_demo_app(), lifespan="off") as agent:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ag_ui", "inspect", agent + "/agent", "--no-browser"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line.startswith(f"AG-UI inspector for {agent}/agent on http://127.0.0.1:")
+            url = line.split(" on ", 1)[1].split(" ", 1)[0]
+            info = httpx.get(url + "api/info", timeout=10).json()
+            assert (info["mode"], info["url"]) == ("live", agent + "/agent")
+            [session] = info["sessions"]
+            headers = {"x-agui-inspector": "1"}
+            turn = httpx.post(
+                f"{url}api/sessions/{session['id']}/turn",
+                json={"message": "hello"},
+                headers=headers,
+                timeout=10,
+            )
+            assert turn.status_code == 202
+            bad = httpx.post(
+                f"{url}api/sessions/{session['id']}/turn",
+                json={"tools": "nope"},
+                headers=headers,
+                timeout=10,
+            )
+            assert bad.status_code == 400
+            assert bad.json() == {"error": "tools must be a list of objects"}
+        finally:
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=15)
+    assert "Traceback" not in stderr

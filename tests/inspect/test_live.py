@@ -11,7 +11,7 @@ import pytest
 
 from ag_ui.core import RunAgentInput, ToolMessage
 from ag_ui.demo import create_demo_app
-from ag_ui.inspect import Inspector, Session, TurnOptions
+from ag_ui.inspect import Inspector, InspectorError, Session, TurnOptions
 from ag_ui.server import RunContext, create_app
 from tests.inspect.conftest import serve
 
@@ -171,3 +171,19 @@ async def test_an_unreachable_agent_is_one_line_in_the_status() -> None:
         status = await settled(session, "failed")
     assert "\n" not in status["error"]
     assert status["error"].startswith("TransportError")
+
+
+async def test_stop_aborts_the_run_in_progress() -> None:
+    with serve(create_demo_app(delay=0.05), lifespan="off") as base:
+        async with running(Inspector(url=base + "/agent")) as inspector:
+            session = inspector.new_thread()
+            inspector.turn(session.id, TurnOptions(message="weather in Lisbon"))
+            with anyio.fail_after(10):
+                while not session.rows:
+                    await anyio.sleep(0.01)
+            with pytest.raises(InspectorError, match="in progress"):
+                inspector.turn(session.id, TurnOptions(message="again"))
+            inspector.thread(session.id).abort()
+            status = await settled(session, "stopped", "idle", "failed")
+    assert status["state"] == "stopped"
+    assert session.rows[-1].type != "RUN_FINISHED"
