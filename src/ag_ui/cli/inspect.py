@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ag_ui.cli.run import _headers as headers_option  # the same --header syntax as agui run
+
 __all__ = ["register", "run"]
 
 
@@ -49,16 +51,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run, parser=parser)
 
 
-def _headers(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    for value in values:
-        name, colon, content = value.partition(":")
-        if not colon or not name.strip():
-            parser.error(f"--header must look like 'Name: value', got {value!r}")
-        headers[name.strip()] = content.strip()
-    return headers
-
-
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
     try:
@@ -71,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if target.startswith(("http://", "https://")):
         inspector = Inspector(
             url=target,
-            headers=_headers(parser, args.header),
+            headers=headers_option(parser, args.header),
             proto=args.proto,
             tap=args.tap,
             tap_token=args.tap_token,

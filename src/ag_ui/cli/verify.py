@@ -2,9 +2,9 @@
 
 FILE holds JSON Lines (one wire-JSON event per line, or a timed recording as
 ``ag_ui.recording`` writes it: its header and request lines are skipped) or an SSE recording
-(``data:`` frames); ``-`` reads stdin. Events go through ``ag_ui.apply.EventPipeline`` (compatibility, chunk
-expansion, verification, reducer) from empty messages and state, with a strict end: a run left
-open is an error. Exit status 0 iff the stream is legal.
+(``data:`` frames); ``-`` reads stdin. Events go through ``ag_ui.apply.EventPipeline``
+(compatibility, chunk expansion, verification, reducer) from empty messages and state, with a
+strict end: a run left open is an error. Exit status 0 iff the stream is legal.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ import httpx
 from anyio.abc import TaskGroup
 
 from ag_ui.core.errors import AGUIError, DecodeError
+from ag_ui.inspect._changes import Changes
 from ag_ui.inspect._export import public_source
 from ag_ui.inspect._live import LiveThread, TurnOptions
 from ag_ui.inspect._player import Player
@@ -51,12 +52,11 @@ class Inspector:
         self.sessions: dict[str, Session] = {}
         self.players: dict[str, Player] = {}
         self.threads: dict[str, LiveThread] = {}
-        self.version = 0
+        self._changes = Changes()
         self.tap_status: Optional[str] = None
         self._transport = transport
         self._numbers = itertools.count(1)
         self._tasks: Optional[TaskGroup] = None
-        self._changed: Optional[anyio.Event] = None
         self._tap: Optional[TapWatcher] = None
         if url is not None and tap:
             self.tap_status = "connecting"
@@ -81,18 +81,17 @@ class Inspector:
         self.touch()
         return session
 
+    @property
+    def version(self) -> int:
+        """Bumped when the session list or the tap's status changes."""
+        return self._changes.version
+
     def touch(self) -> None:
         """The session list changed: wake whoever shows it."""
-        self.version += 1
-        event, self._changed = self._changed, None
-        if event is not None:
-            event.set()
+        self._changes.bump()
 
     async def changed(self, seen: int) -> None:
-        while self.version <= seen:
-            if self._changed is None:
-                self._changed = anyio.Event()
-            await self._changed.wait()
+        await self._changes.wait(seen)
 
     def session(self, session_id: str) -> Session:
         try:

@@ -10,7 +10,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-
 __all__ = ["CATEGORIES", "Finding", "Row", "category_of", "summary_of"]
 
 CATEGORIES: tuple[str, ...] = (

@@ -16,12 +16,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-import anyio
-
+from ag_ui.apply import AgentState
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.types import RunAgentInput
-from ag_ui.apply import AgentState
 from ag_ui.inspect._analysis import Analyzer, replay
+from ag_ui.inspect._changes import Changes
 from ag_ui.inspect._rows import Finding, Row, category_of, summary_of
 from ag_ui.inspect._timing import Timing
 
@@ -59,7 +58,6 @@ class Session:
     runs: list[RunInfo] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     status: dict[str, Any] = field(default_factory=dict)
-    version: int = 0
     generation: int = 0
     follow: bool = True  # show every row as it is added (live); playback turns it off
     _visible: int = 0
@@ -70,7 +68,7 @@ class Session:
     # run's start, and every CHECKPOINT_EVERY rows). Keeping an AgentState per row would keep a
     # copy of the message list per event: quadratic memory in a long conversation.
     _bases: dict[int, AgentState] = field(default_factory=dict)
-    _changed: Optional[anyio.Event] = None  # made by the first watcher (needs a running loop)
+    _changes: Changes = field(default_factory=Changes)
 
     # -- building ------------------------------------------------------------------------------
 
@@ -247,15 +245,14 @@ class Session:
 
     # -- change notification ------------------------------------------------------------------
 
+    @property
+    def version(self) -> int:
+        """Bumped by every change (watchers compare it with what they last showed)."""
+        return self._changes.version
+
     def _changed_now(self) -> None:
-        self.version += 1
-        event, self._changed = self._changed, None
-        if event is not None:
-            event.set()
+        self._changes.bump()
 
     async def changed(self, seen: int) -> None:
         """Return once ``version`` is past ``seen``."""
-        while self.version <= seen:
-            if self._changed is None:
-                self._changed = anyio.Event()
-            await self._changed.wait()
+        await self._changes.wait(seen)
