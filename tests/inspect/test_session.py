@@ -178,3 +178,22 @@ def test_the_conversation_at_any_event_is_rebuilt_from_checkpoints(tmp_path: Pat
             pipeline.feed(parse_any_event(event))
         assert session.agent_state(count).messages == pipeline.agent_state.messages, count
         assert session.agent_state(count).state == pipeline.agent_state.state, count
+
+
+@pytest.mark.anyio
+async def test_a_recording_opened_while_running_plays(tmp_path: Path) -> None:
+    import anyio
+
+    inspector = Inspector()
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(inspector.run)
+        await anyio.sleep(0.01)
+        path = write(tmp_path, "run.jsonl", timed_recording(weather_run(), gap=0.01))
+        session = inspector.open(path, speed=10, play=True)
+        assert session.visible == 0  # Play starts over from the first event
+        with anyio.fail_after(5):
+            await anyio.sleep(0.01)
+            while session.status["playback"]["playing"]:
+                await anyio.sleep(0.01)
+        tasks.cancel_scope.cancel()
+    assert session.visible == 12

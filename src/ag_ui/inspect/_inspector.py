@@ -129,7 +129,11 @@ class Inspector:
             session.note("the recording holds no events")
         player = Player(session, speed=speed)
         self.players[session.id] = player
-        if play:
+        if self._tasks is not None:  # opened while running: its clock starts now
+            self._tasks.start_soon(player.run)
+            if play:
+                player.play()
+        elif play:
             self._autoplay.append(player)
         return self._add(session)
 
