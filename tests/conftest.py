@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.frameworks.fixtures import framework_server  # noqa: F401  (a fixture, see there)
 from tests.redis_helpers import RedisServer
 
 REPO = Path(__file__).resolve().parent.parent

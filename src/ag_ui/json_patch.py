@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Union
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.errors import PatchError
 
 __all__ = ["apply_patch", "json_equal", "parse_pointer"]

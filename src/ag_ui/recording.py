@@ -36,6 +36,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.decoding import AnyEvent, parse_any_event, parse_run_agent_input
 from ag_ui.core.errors import AGUIValidationError, DecodeError, UnknownEventTypeError
 from ag_ui.core.types import RunAgentInput

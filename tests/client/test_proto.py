@@ -57,7 +57,7 @@ def negotiating_app(events: list[dict[str, Any]], *, recorder: Recorder | None =
             await recorder.record(request)
         encoder = EventEncoder(accept=request.headers.get("accept"))
         body = b"".join(encoder.encode_binary(parse_event(e)) for e in events)
-        return Response(body, media_type=encoder.get_content_type())
+        return Response(body, media_type=encoder.get_binary_content_type())
 
     return Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
 
@@ -80,6 +80,30 @@ async def test_protobuf_run_ends_with_the_same_conversation_as_sse() -> None:
     assert [m["id"] for m in wire(by_proto)] == ["think", "m1", "tr", "m2"]
     assert by_proto.state == by_sse.state == {"n": 0, "tags": ["a"]}
     assert proto_result.result == sse_result.result == {"done": True}
+
+
+def integration_style_app(events: list[dict[str, Any]]) -> Starlette:
+    """What every framework endpoint does: ``encode()`` bodies under ``get_content_type()``."""
+
+    async def endpoint(request: Request) -> Response:
+        encoder = EventEncoder(accept=request.headers.get("accept"))
+        body = "".join(encoder.encode(parse_event(e)) for e in events)
+        return Response(body, media_type=encoder.get_content_type())
+
+    return Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
+
+
+async def test_an_integration_writing_encode_under_get_content_type_is_read_by_a_proto_client() -> (
+    None
+):
+    # Before: get_content_type() followed the negotiation, so the protobuf-asking client got
+    # "application/vnd.ag-ui.event+proto" over SSE text and read "data" as a frame length.
+    by_proto = asgi_agent(integration_style_app(SCENARIO), thread_id="t1", proto=True)
+    by_sse = asgi_agent(negotiating_app(SCENARIO), thread_id="t1")
+    await by_proto.run_agent(run_id="r1")
+    await by_sse.run_agent(run_id="r1")
+    assert wire(by_proto) == wire(by_sse)
+    assert by_proto.state == {"n": 0, "tags": ["a"]}
 
 
 async def test_an_unknown_protobuf_event_kind_is_skipped_with_a_warning() -> None:

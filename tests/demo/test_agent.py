@@ -79,7 +79,6 @@ async def test_weather_scenario() -> None:
             "messageId": "activity-r1-3",
             "activityType": "progress",
             "content": {"title": "Looking up the weather in Paris", "percent": 0},
-            "replace": True,
         },
         {"type": "TOOL_CALL_START", "toolCallId": "call-r1-4", "toolCallName": "get_weather"},
         {"type": "TOOL_CALL_ARGS", "toolCallId": "call-r1-4", "delta": '{"city": '},
@@ -263,3 +262,55 @@ async def test_a_pending_booking_must_be_resumed_first() -> None:
     ]
     events = await run_demo(state={}, messages=[*answered, messages[2]])
     assert events[-1]["type"] == "RUN_FINISHED"
+
+
+def booking_conversation(answer_content: str) -> list[dict[str, Any]]:
+    """What a client that ignores interrupts posts back: the call, answered by a tool message."""
+    return [
+        {"id": "u1", "role": "user", "content": "book a table"},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "toolCalls": [
+                {
+                    "id": "call-r0-2",
+                    "type": "function",
+                    "function": {"name": "confirm_booking", "arguments": "{}"},
+                }
+            ],
+        },
+        {"id": "t1", "role": "tool", "toolCallId": "call-r0-2", "content": answer_content},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "status", "said"),
+    [
+        ('{"approved": true}', "confirmed", "Done: your booking is confirmed."),
+        ("false", "declined", "OK, I did not book it."),
+    ],
+)
+async def test_a_tool_message_answering_the_booking_is_the_answer(
+    content: str, status: str, said: str
+) -> None:
+    events = await run_demo(
+        state={"booking": {"status": "awaiting"}}, messages=booking_conversation(content)
+    )
+    kinds = [e["type"] for e in events]
+    # No new booking call, no interrupt: the thread moves on.
+    assert "TOOL_CALL_START" not in kinds
+    assert "TOOL_CALL_RESULT" not in kinds
+    assert events[-1] == {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}
+    assert {"op": "replace", "path": "/booking/status", "value": status} in [
+        op for e in events if e["type"] == "STATE_DELTA" for op in e["delta"]
+    ]
+    said_id = next(e["messageId"] for e in events if e["type"] == "TEXT_MESSAGE_START")
+    assert text_of(events, said_id) == said
+
+
+async def test_an_unreadable_tool_answer_ends_with_resume_required() -> None:
+    events = await run_demo(state={}, messages=booking_conversation("sure, go ahead"))
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert events[-1]["code"] == "resume_required"
+    assert "confirm-call-r0-2" in events[-1]["message"]
+    assert "TOOL_CALL_START" not in [e["type"] for e in events]

@@ -41,7 +41,9 @@ EVENT = TextMessageContentEvent(message_id="m", delta="hi")
 )
 def test_negotiation_table(accept: Optional[str], chosen: str) -> None:
     encoder = EventEncoder(accept=accept)
-    assert encoder.get_content_type() == chosen
+    assert encoder.get_binary_content_type() == chosen
+    # encode() is always SSE text, so its Content-Type never follows the negotiation.
+    assert encoder.get_content_type() == SSE
     assert encoder.is_protobuf is (chosen == PROTO)
 
 

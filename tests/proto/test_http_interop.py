@@ -35,7 +35,7 @@ async def _run(request: Request) -> StreamingResponse:
         for event in EVENTS:
             yield encoder.encode_binary(event)
 
-    return StreamingResponse(body(), media_type=encoder.get_content_type())
+    return StreamingResponse(body(), media_type=encoder.get_binary_content_type())
 
 
 @pytest.fixture(scope="module")

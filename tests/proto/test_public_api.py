@@ -58,6 +58,6 @@ def test_without_protobuf_the_encoder_falls_back_to_sse() -> None:
         "import sys\n"
         "sys.modules['google'] = None\n"
         "from ag_ui.encoder import EventEncoder\n"
-        "print(EventEncoder(accept='application/vnd.ag-ui.event+proto').get_content_type())\n"
+        "print(EventEncoder(accept='application/vnd.ag-ui.event+proto').get_binary_content_type())\n"
     )
     assert done.stdout.strip() == "text/event-stream", done.stderr

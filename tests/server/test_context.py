@@ -214,7 +214,6 @@ async def test_steps_reasoning_and_activity() -> None:
             "messageId": "activity-r1-3",
             "activityType": "progress",
             "content": {"percent": 0},
-            "replace": True,
         },
         {
             "type": "ACTIVITY_DELTA",

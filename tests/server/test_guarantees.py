@@ -140,7 +140,7 @@ async def test_exception_closes_open_streams_then_safe_run_error() -> None:
 
     assert await collect(agent) == [
         STARTED,
-        {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1"},
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "par"},
         {
             "type": "TOOL_CALL_START",
@@ -236,7 +236,7 @@ async def test_guarantees_hold_over_http() -> None:
     assert response.headers["x-accel-buffering"] == "no"
     assert sse_events(response.text) == [
         STARTED,
-        {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1"},
         {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
         {"type": "RUN_ERROR", "message": SAFE, "code": "agent_error"},
     ]

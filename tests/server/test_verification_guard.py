@@ -96,7 +96,7 @@ async def test_returning_with_an_open_message_fails_the_finish_rule() -> None:
 
     assert await collect(agent) == [
         STARTED,
-        {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1"},
         {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
         violation(
             "F2",

@@ -6,6 +6,7 @@
 - ``EventPipeline``: compatibility -> chunk expansion -> verify -> apply, for consumers.
 """
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.apply._message_rows import ReducerWarning
 from ag_ui.apply._pipeline import EventPipeline, PatchFailedWarning
 from ag_ui.apply._reducer import apply_event

@@ -17,6 +17,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "ag_ui.client needs httpx; install the 'client' extra: pip install 'ag-ui-sdk[client]'"
     ) from exc
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.client.agent import HttpAgent
 from ag_ui.client.debug import DebugConfig
 from ag_ui.client.decoding import (

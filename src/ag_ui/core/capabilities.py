@@ -94,6 +94,11 @@ class MultiAgentCapabilities(AGUIModel):
         Field(validation_alias=AliasChoices("subagents", "subAgents", "sub_agents")),
     ] = None
 
+    @property
+    def sub_agents(self) -> Optional[List[SubagentInfo]]:
+        """The 0.x name of ``subagents``, for code written against 0.x."""
+        return self.subagents
+
 
 class ReasoningCapabilities(AGUIModel):
     supported: Optional[bool] = None

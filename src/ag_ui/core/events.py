@@ -7,7 +7,7 @@ Field order is the wire key order: ``type``, ``timestamp``, ``rawEvent``, ``meta
 # No ``from __future__ import annotations`` in the model modules: pydantic would compile and
 # evaluate every string annotation at import (7 ms of ``import ag_ui.core``).
 from enum import Enum
-from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+from typing import Annotated, Any, Dict, List, Literal, Optional, Type, Union
 
 from pydantic import AfterValidator, Field, TypeAdapter
 
@@ -127,13 +127,35 @@ class EventType(str, Enum):
 _patch_operations = TypeAdapter(List[JsonPatchOperation])
 
 
-def _as_plain_operations(operations: List[Any]) -> List[Any]:
-    """Validate an RFC 6902 patch, then keep its operations as plain wire dicts.
+class PatchOperation(Dict[str, Any]):
+    """One JSON Patch operation, readable both ways callers of 0.x and 1.0.0 read it.
 
-    Typed operations (``AddOperation`` ...) and dicts are both accepted on input; consumers index
-    the result as ``op["path"]`` like every 0.x producer did.
+    It is the wire dict (``op["path"]``, what 0.x producers built and adk's code subscripts)
+    whose keys are also attributes (``op.path``, ``op.op``, ``op.from_``), as on the typed
+    operations of ``ag-ui-protocol`` 1.0.0. A missing key is an ``AttributeError``.
     """
-    return [op.model_dump(by_alias=True) for op in _patch_operations.validate_python(operations)]
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self["from" if name == "from_" else name]
+        except KeyError:
+            raise AttributeError(f"this {self.get('op')!r} operation has no {name!r}") from None
+
+
+def _as_plain_operations(operations: List[Any]) -> List[Any]:
+    """Validate an RFC 6902 patch, then keep its operations as ``PatchOperation`` wire dicts.
+
+    Typed operations (``AddOperation`` ...) and dicts are both accepted on input; consumers read
+    the result as ``op["path"]`` (0.x) or ``op.path`` (1.0.0).
+    """
+    return [
+        PatchOperation(op.model_dump(by_alias=True))
+        for op in _patch_operations.validate_python(operations)
+    ]
 
 
 PatchOperations = Annotated[List[Any], AfterValidator(_as_plain_operations)]
@@ -147,6 +169,21 @@ class BaseEvent(AGUIModel):
     raw_event: Optional[Any] = None
     metadata: Optional[Metadata] = None
 
+    @classmethod
+    def __subclasses__(cls) -> List[Type[Any]]:
+        """Direct subclasses, with private bases (``_AttributableEvent``) looked through.
+
+        Code written against 0.x and 1.0.0 reflects on ``BaseEvent.__subclasses__()`` and
+        expects every event class there, each in the ``Event`` union, as in those packages.
+        """
+        found: List[Type[Any]] = []
+        for sub in type.__subclasses__(cls):
+            if sub.__name__.startswith("_"):
+                found.extend(sub.__subclasses__())
+            else:
+                found.append(sub)
+        return found
+
 
 class _AttributableEvent(BaseEvent):
     # Events a subagent may produce; absent means the parent agent produced it.
@@ -157,11 +194,12 @@ class _AttributableEvent(BaseEvent):
 
 
 class TextMessageStartEvent(_AttributableEvent):
-    """Opens a streamed text message. ``role`` defaults to ``"assistant"`` (absent means that)."""
+    """Opens a streamed text message. ``role`` reads ``"assistant"`` when absent or ``None``
+    (what absent means), and is written only when it was given, as 1.0.0 writes it."""
 
     type: Literal[EventType.TEXT_MESSAGE_START] = EventType.TEXT_MESSAGE_START
     message_id: str
-    role: TextMessageRole = "assistant"
+    role: Optional[TextMessageRole] = None
     name: Optional[str] = None
 
 
@@ -248,13 +286,14 @@ class MessagesSnapshotEvent(BaseEvent):
 
 
 class ActivitySnapshotEvent(_AttributableEvent):
-    """Sets an activity message's content; ``replace=False`` leaves existing content alone."""
+    """Sets an activity message's content; ``replace=False`` leaves existing content alone.
+    ``replace`` reads ``True`` when absent or ``None`` and is written only when given."""
 
     type: Literal[EventType.ACTIVITY_SNAPSHOT] = EventType.ACTIVITY_SNAPSHOT
     message_id: str
     activity_type: str
     content: Dict[str, Any]
-    replace: bool = True
+    replace: Optional[bool] = None
 
 
 class ActivityDeltaEvent(_AttributableEvent):
@@ -438,3 +477,31 @@ Event = Annotated[
     Field(discriminator="type"),
 ]
 """Any protocol 1.0 event; parse with ``ag_ui.core.parse_event`` (or a ``TypeAdapter``)."""
+
+
+class _ReadsAsDefault:
+    """A field stored as given (``None`` when absent, so it is not serialized, as 1.0.0 writes
+    nothing there) but read as the 0.x default that Python readers rely on.
+
+    A data descriptor, so it comes before the instance ``__dict__`` pydantic stores fields in;
+    serialization reads that ``__dict__`` directly and never sees the default.
+    """
+
+    __slots__ = ("default", "name")
+
+    def __init__(self, name: str, default: object) -> None:
+        self.name, self.default = name, default
+
+    def __get__(self, instance: object, owner: object = None) -> Any:
+        if instance is None:
+            return self.default
+        value = instance.__dict__.get(self.name)
+        return self.default if value is None else value
+
+    def __set__(self, instance: object, value: object) -> None:
+        instance.__dict__[self.name] = value
+
+
+# setattr: the class body declares the stored type (Optional), the descriptor the read value.
+setattr(TextMessageStartEvent, "role", _ReadsAsDefault("role", "assistant"))  # noqa: B010
+setattr(ActivitySnapshotEvent, "replace", _ReadsAsDefault("replace", True))  # noqa: B010

@@ -8,7 +8,7 @@ Field declaration order is the wire key order of the official SDKs.
 # evaluate every string annotation at import (7 ms of ``import ag_ui.core``).
 from typing import Annotated, Any, Dict, List, Literal, Optional, Union
 
-from pydantic import ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 from ag_ui.core._base import AGUIModel, ConfiguredBaseModel, GeneratedBaseModel
 from ag_ui.core.deprecated import BinaryInputContent
@@ -333,6 +333,11 @@ class ResumeEntry(AGUIModel):
     metadata: Optional[Metadata] = None
 
 
+def _none_as_empty(value: Any) -> Any:
+    """``"tools": null`` and ``"context": null`` (which 1.0.0 accepts) read as empty lists."""
+    return [] if value is None else value
+
+
 class RunAgentInput(AGUIModel):
     """The body of the ``POST`` that starts a run.
 
@@ -347,16 +352,18 @@ class RunAgentInput(AGUIModel):
     parent_run_id: Optional[str] = None
     state: State = None
     messages: List[Message]
-    tools: List[Tool] = Field(default_factory=list)
-    context: List[Context] = Field(default_factory=list)
+    tools: Annotated[List[Tool], BeforeValidator(_none_as_empty)] = Field(default_factory=list)
+    context: Annotated[List[Context], BeforeValidator(_none_as_empty)] = Field(default_factory=list)
     forwarded_props: Any = None
     resume: Optional[List[ResumeEntry]] = None
 
 
 # --- JSON Patch (RFC 6902) ----------------------------------------------------------------
 
-JsonPointer = Annotated[str, Field(pattern=r"^(/([^/~]|~[01])*)*$")]
-"""RFC 6901 pointer; the empty string is the whole document."""
+JsonPointer = str
+"""RFC 6901 pointer; the empty string is the whole document. Not checked at construction, as in
+1.0.0: the reducer refuses a malformed pointer when it applies the patch (with a warning, as the
+TypeScript client does)."""
 
 
 class _PatchOperation(AGUIModel):

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.demo.agent import (
     BOOKING_TOOL,
     WEATHER_TOOL,

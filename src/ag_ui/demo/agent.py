@@ -5,7 +5,11 @@ It reacts to the last user message:
 * ``weather in <city>``: reasoning, a step with activity progress, the backend tool
   ``get_weather`` (streamed arguments, then its result), a state delta, a streamed answer;
 * ``book <anything>``: the frontend tool ``confirm_booking``; the run ends with an interrupt
-  and the next run resumes it (``resume`` = ``{"approved": true|false}``, or cancelled);
+  and the next run resumes it (``resume`` = ``{"approved": true|false}``, or cancelled). A
+  client that ignores interrupts and runs the tool itself (Microsoft Agent Framework's does)
+  answers with a tool message instead: ``{"approved": true|false}`` (or ``true``/``false``) is
+  taken as the answer; any other content ends the run with ``RUN_ERROR`` ``resume_required``,
+  so such a client never books again in a loop;
 * ``research <topic>``: a subagent that reasons and reports back;
 * ``crash``: the agent raises, to show the safe ``RUN_ERROR``;
 * anything else: a streamed greeting listing these.
@@ -83,6 +87,38 @@ def pending_booking_calls(messages: list[Message]) -> list[str]:
         for call in message.tool_calls or []
         if call.function.name == BOOKING_TOOL and call.id not in answered
     ]
+
+
+def _booking_tool_answer(messages: list[Message]) -> ToolMessage | None:
+    """The tool message answering a booking call, when it is the conversation's last message.
+
+    That is how a client that ignores interrupts answers: it runs ``confirm_booking`` itself
+    and posts the result without ``resume``.
+    """
+    if not messages or not isinstance(messages[-1], ToolMessage):
+        return None
+    answer = messages[-1]
+    booking_calls = {
+        call.id
+        for message in messages
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls or []
+        if call.function.name == BOOKING_TOOL
+    }
+    return answer if answer.tool_call_id in booking_calls else None
+
+
+def _approval(content: object) -> bool | None:
+    """``{"approved": bool}`` or a bare JSON boolean as a decision; None for anything else."""
+    if not isinstance(content, str):
+        return None
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return None
+    if isinstance(value, dict):
+        value = value.get("approved")
+    return value if isinstance(value, bool) else None
 
 
 def _words(text: str) -> list[str]:
@@ -165,6 +201,21 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
             answer = "Done: your booking is confirmed." if approved else "OK, I did not book it."
             await ctx.say(pieces(answer))
 
+    async def answered_by_tool(ctx: RunContext, answer: ToolMessage) -> None:
+        approved = _approval(answer.content)
+        if approved is None:
+            raise RunError(
+                f"the tool message answering {BOOKING_TOOL} call {answer.tool_call_id!r} must be "
+                '{"approved": true|false}; or resume the interrupt '
+                f"{booking_interrupt_id(answer.tool_call_id)!r} with that payload",
+                code="resume_required",
+            )
+        # The client already answered the call with its tool message: no TOOL_CALL_RESULT here.
+        status = "confirmed" if approved else "declined"
+        await ctx.state.update({**ctx.state.current, "booking": {"status": status}})
+        answer_text = "Done: your booking is confirmed." if approved else "OK, I did not book it."
+        await ctx.say(pieces(answer_text))
+
     async def research(ctx: RunContext, text: str) -> None:
         topic = text.split("research", 1)[1].strip(" ?.!") or "AG-UI"
         async with ctx.subagent("researcher", description="Looks things up") as sub:
@@ -190,6 +241,10 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
         await ctx.state.update({**state, "turns": int(state.get("turns", 0)) + 1})
         if ctx.resume:
             await resume(ctx, ctx.resume)
+            return
+        tool_answer = _booking_tool_answer(ctx.messages)
+        if tool_answer is not None:
+            await answered_by_tool(ctx, tool_answer)
             return
         pending = pending_booking_calls(ctx.messages)
         if pending:

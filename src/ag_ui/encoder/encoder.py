@@ -28,6 +28,9 @@ __all__ = ["AGUI_MEDIA_TYPE", "SSE_MEDIA_TYPE", "EventEncoder", "event_to_json"]
 
 EventLike = Union[BaseEvent, AGUIModel, Mapping[str, Any]]
 
+# Every event class inherits this one unless it overrides model_dump_json.
+_MODEL_DUMP_JSON = BaseEvent.model_dump_json
+
 
 def _as_event(event: EventLike) -> AGUIModel:
     if isinstance(event, BaseEvent):
@@ -44,8 +47,11 @@ def _as_event(event: EventLike) -> AGUIModel:
 
 
 def event_to_json(event: EventLike) -> bytes:
-    """Compact wire JSON of one event (camelCase, unset optionals left out)."""
+    """Compact wire JSON of one event (camelCase, unset optionals left out); a subclass's own
+    ``model_dump_json`` override is honoured."""
     model = _as_event(event)
+    if type(model).model_dump_json is not _MODEL_DUMP_JSON:
+        return model.model_dump_json(by_alias=True).encode()
     # Calling the class serializer directly skips model_dump_json's Python-level argument
     # handling; same bytes, measured ~2.5x faster per event.
     return model.__pydantic_serializer__.to_json(model, by_alias=True)
@@ -63,8 +69,14 @@ def _protobuf_codec() -> Any:
 class EventEncoder:
     """Encodes events for one response, in the format negotiated from ``accept``.
 
-    ``encode`` always returns SSE text (the official API); ``encode_binary`` returns bytes in the
-    negotiated format, which is what a server writes to the response.
+    Two pairs, each a body and the ``Content-Type`` that describes it:
+
+    * ``encode()`` returns SSE text (the official API) and ``get_content_type()`` is always
+      ``text/event-stream``, so an integration that writes ``encode()`` under
+      ``get_content_type()`` never labels SSE text as protobuf;
+    * ``encode_binary()`` returns bytes in the negotiated format (protobuf when the client asked
+      for it first and protobuf is installed, else SSE) and ``get_binary_content_type()`` is that
+      format's media type: what a server that negotiates writes.
     """
 
     def __init__(self, accept: Optional[str] = None) -> None:
@@ -75,7 +87,15 @@ class EventEncoder:
         self._encode_frame = codec.encode_frame if self.media_type == AGUI_MEDIA_TYPE else None
 
     def get_content_type(self) -> str:
-        """The response ``Content-Type``: ``text/event-stream`` or the protobuf media type."""
+        """The ``Content-Type`` of what ``encode()`` returns: always ``text/event-stream``.
+
+        As the official encoder answers. The negotiated format is ``get_binary_content_type()``.
+        """
+        return SSE_MEDIA_TYPE
+
+    def get_binary_content_type(self) -> str:
+        """The ``Content-Type`` of what ``encode_binary()`` returns: the negotiated media type
+        (``application/vnd.ag-ui.event+proto`` or ``text/event-stream``)."""
         return self.media_type
 
     @property
@@ -83,16 +103,30 @@ class EventEncoder:
         return self.media_type == AGUI_MEDIA_TYPE
 
     def encode(self, event: EventLike, *, event_id: Optional[str] = None) -> str:
-        """One SSE frame as text: ``data: <json>\\n\\n`` (with ``id:`` first when given)."""
+        """One SSE frame as text: ``data: <json>\\n\\n`` (with ``id:`` first when given).
+
+        A subclass that overrides ``model_dump_json`` is written with its override, as the
+        official encoder (which calls ``model_dump_json``) writes it.
+        """
         if event_id is None and isinstance(event, BaseEvent):
+            if type(event).model_dump_json is not _MODEL_DUMP_JSON:
+                return f"data: {event.model_dump_json(by_alias=True)}\n\n"
             # The hot path of every producer, inlined: ~0.35 µs of a ~1.1 µs event.
             json_text = event.__pydantic_serializer__.to_json(event, by_alias=True).decode()
             return f"data: {json_text}\n\n"
         return sse_frame(event_to_json(event), event_id).decode()
 
+    def _encode_sse(self, event: EventLike) -> str:
+        """The official encoder's SSE method, which 0.x and 1.0.0 callers call: ``encode``."""
+        return self.encode(event)
+
     def encode_sse(self, event: EventLike, *, event_id: Optional[str] = None) -> bytes:
         """One SSE frame as UTF-8 bytes, whatever was negotiated."""
-        if event_id is None and isinstance(event, BaseEvent):
+        if (
+            event_id is None
+            and isinstance(event, BaseEvent)
+            and type(event).model_dump_json is _MODEL_DUMP_JSON
+        ):
             return b"data: " + event.__pydantic_serializer__.to_json(event, by_alias=True) + b"\n\n"
         return sse_frame(event_to_json(event), event_id)
 

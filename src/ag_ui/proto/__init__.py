@@ -29,6 +29,7 @@ except Exception as exc:  # protobuf's VersionError when the runtime predates th
         "upgrade it: pip install -U 'ag-ui-sdk[proto]'"
     ) from exc
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.errors import (
     FrameTooLargeError,
     MalformedFrameError,

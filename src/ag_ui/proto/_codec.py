@@ -149,18 +149,21 @@ def event_message(event: BaseEvent) -> Any:
             where = "metadata"
             base.metadata.SetInParent()
             fill_struct(base.metadata, event.metadata)
+        # The stored values, not attribute reads: a field such as TEXT_MESSAGE_START.role
+        # reads its 0.x default when absent, and absent is what goes on the wire.
+        stored = event.__dict__
         for name, _wire, _required in plan.scalars:
-            setattr(arm, name, getattr(event, name))
+            setattr(arm, name, stored.get(name))
         for name, _wire in plan.optionals:
-            value = getattr(event, name)
+            value = stored.get(name)
             if value is not None:
                 setattr(arm, name, value)
         for name, where, required in plan.values:  # noqa: B007 - named in errors
-            value = getattr(event, name)
+            value = stored.get(name)
             if value is not None or required:
                 fill_value(getattr(arm, name), value)
         for name, where in plan.structs:  # noqa: B007 - named in errors
-            value = getattr(event, name)
+            value = stored.get(name)
             if value is not None:
                 target = getattr(arm, name)
                 target.SetInParent()

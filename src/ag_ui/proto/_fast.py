@@ -315,8 +315,9 @@ def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes
                 return None
             base += b"\x10" + _varint(timestamp & 0xFFFFFFFFFFFFFFFF)
         out = [b"\x0a", _SMALL_LENGTHS[len(base)], base]
+        stored = event.__dict__  # as given (see _codec.encode_event)
         for field in plan.fields:
-            value = getattr(event, field.name)
+            value = stored.get(field.name)
             if value is None:
                 continue
             encoded = value.encode()

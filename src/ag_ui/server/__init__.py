@@ -20,6 +20,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "ag_ui.server needs Starlette: install the server extra (pip install 'ag-ui-sdk[server]')"
     ) from exc
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.errors import RequestRejectedError, RunEndedError, SequenceViolation
 from ag_ui.server._connect import Principal, default_principal
 from ag_ui.server._detached import (

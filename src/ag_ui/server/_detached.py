@@ -22,6 +22,7 @@ from anyio.abc import TaskGroup
 
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder.encoder import event_to_json
+from ag_ui.server._downgrade import downgrading_sink
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import StoreWriter
@@ -109,6 +110,7 @@ async def run_detached(
     debug: bool,
     auth: Any,
     request: Any,
+    downgrade: bool = True,
 ) -> None:
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
     never raises except for cancellation. The store is told the run finished whatever
@@ -123,7 +125,7 @@ async def run_detached(
                     await run_agent(
                         agent,
                         run_input,
-                        writer.put,
+                        downgrading_sink(writer.put, run_input, enabled=downgrade),
                         verify=verify,
                         debug=debug,
                         auth=auth,

@@ -164,7 +164,7 @@ async def stream_response(
     """Send a 200 event-stream response made of ``frames``, with keepalives, until the frames
     end or the client leaves (which only stops the reading)."""
     raw_headers = [
-        (b"content-type", encoder.get_content_type().encode("latin-1")),
+        (b"content-type", encoder.get_binary_content_type().encode("latin-1")),
         (b"cache-control", b"no-cache"),
         (b"x-accel-buffering", b"no"),
     ]

@@ -33,6 +33,7 @@ from ag_ui.encoder import EventEncoder
 from ag_ui.server._asgi import Writer, read_body, send_error, send_json, watch_disconnect
 from ag_ui.server._connect import ConnectEndpoint, Principal, default_principal, store_unavailable
 from ag_ui.server._detached import DetachedRuns, run_detached
+from ag_ui.server._downgrade import downgrading_sink
 from ag_ui.server._outbox import Outbox
 from ag_ui.server._replay import (
     RESUME_AFTER_HEADER,
@@ -113,9 +114,12 @@ class AgentEndpoint:
         store: Optional[RunStore] = None,
         run_ttl: Optional[float] = None,
         principal: Principal = default_principal,
+        downgrade_older_clients: bool = True,
         tap: Union[bool, Tap, None] = None,
     ) -> None:
         self.agent = agent
+        # docs/server.md "Older clients": what a client declaring an older protocol gets.
+        self.downgrade_older_clients = downgrade_older_clients
         self.capabilities = capabilities
         self.verify = verify
         self.debug = debug
@@ -252,6 +256,7 @@ class AgentEndpoint:
                 debug=self.debug,
                 auth=auth,
                 request=request,
+                downgrade=self.downgrade_older_clients,
             )
         )
         return key, feed
@@ -286,7 +291,7 @@ class AgentEndpoint:
                 "type": "http.response.start",
                 "status": 200,
                 "headers": [
-                    (b"content-type", encoder.get_content_type().encode("latin-1")),
+                    (b"content-type", encoder.get_binary_content_type().encode("latin-1")),
                     (b"cache-control", b"no-cache"),
                     (b"x-accel-buffering", b"no"),
                 ],
@@ -296,9 +301,11 @@ class AgentEndpoint:
         outbox = Outbox()
         encode = encoder.encode_binary if encoder.is_protobuf else encoder.encode_sse
 
-        async def sink(events: list[BaseEvent]) -> None:
+        async def encoding_sink(events: list[BaseEvent]) -> None:
             for event in events:
                 await outbox.put(encode(event))
+
+        sink = downgrading_sink(encoding_sink, run_input, enabled=self.downgrade_older_clients)
 
         async def produce() -> None:
             try:

@@ -9,6 +9,7 @@
 ``ag_ui.apply.EventPipeline`` chains them with the reducer.
 """
 
+import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.errors import (
     ChunkExpansionError,
     EventSequenceError,

@@ -1,0 +1,113 @@
+"""Output a client of an older protocol era understands (docs/server.md, "Older clients").
+
+A client declares its version in ``RunAgentInput.protocolVersion``; 0.x clients declare none.
+The policy, by the client's version (absent counts as before 1.0, the era such clients come
+from, e.g. Microsoft Agent Framework's ``AGUIChatClient``):
+
+* ``1.0`` or newer: every event as the agent produced it.
+* before 1.0, or absent (the pre-subagent era, ``<= 0.0.57``, what the TypeScript client's
+  ``BackwardCompatibility_0_0_57`` shim also targets): ``SUBAGENT_*`` lifecycle events are
+  withheld; so are the events a subagent produced (text, tool calls, reasoning, activity, steps
+  carrying ``subagentRunId``), which such a client would merge into the parent's reply; state,
+  custom and raw events a subagent produced are kept without the attribution; the attribution
+  is also removed from ``MESSAGES_SNAPSHOT`` messages (messages of a subagent withheld),
+  ``RUN_STARTED.input`` messages and interrupts.
+* declared ``<= 0.0.39`` (before content parts): also, messages in ``MESSAGES_SNAPSHOT`` and
+  ``RUN_STARTED.input`` carry their text parts' concatenation instead of a list.
+
+Everything else (reasoning, interrupts and outcomes, activity) is sent as is: those clients
+skip events they do not know. ``AgentEndpoint(downgrade_older_clients=False)`` opts out.
+The pure reshaping is shared with the client's downgrades (``ag_ui.verify._downgrade``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, Optional
+
+from ag_ui.core.decoding import parse_any_event
+from ag_ui.core.events import BaseEvent
+from ag_ui.core.types import RunAgentInput
+from ag_ui.verify._downgrade import (
+    ATTRIBUTION,
+    BEFORE_CONTENT_PARTS,
+    BEFORE_SUBAGENTS,
+    SUBAGENT_LIFECYCLE,
+    flattened_message,
+    unattributed,
+    unattributed_event,
+)
+
+__all__ = ["client_era", "downgrading_sink"]
+
+Sink = Callable[[list[BaseEvent]], Awaitable[None]]
+
+_VERSION = re.compile(r"([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?")
+# Events a subagent produced that still make sense without it (state stays one document).
+_KEPT_WITHOUT_ATTRIBUTION = frozenset({"STATE_SNAPSHOT", "STATE_DELTA", "CUSTOM", "RAW"})
+
+
+def client_era(declared: Optional[str]) -> Optional[tuple[int, int, int]]:
+    """The version a client's events must fit, or None when it speaks 1.0 (no downgrade).
+
+    Absent (0.x clients declare nothing) counts as just before subagents. A declaration this
+    server cannot read counts as current: the client claims a version it does not spell.
+    """
+    if declared is None:
+        return BEFORE_SUBAGENTS
+    match = _VERSION.fullmatch(declared)
+    if match is None:
+        return None
+    major, minor, patch = (int(part or 0) for part in match.groups())
+    return (major, minor, patch) if (major, minor, patch) < (1, 0, 0) else None
+
+
+def _messages_for(messages: Any, era: tuple[int, int, int]) -> Any:
+    if not isinstance(messages, list):
+        return messages
+    kept = [m for m in messages if not (isinstance(m, dict) and m.get(ATTRIBUTION))]
+    kept = [unattributed(m)[0] for m in kept]
+    if era <= BEFORE_CONTENT_PARTS:
+        kept = [flattened_message(m, stacklevel=4) if isinstance(m, dict) else m for m in kept]
+    return kept
+
+
+def downgraded(event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEvent]:
+    """``event`` as a client of ``era`` should get it, or None when it is withheld."""
+    kind = getattr(event.type, "value", event.type)
+    if kind in SUBAGENT_LIFECYCLE:
+        return None
+    if (
+        getattr(event, "subagent_run_id", None) is not None
+        and kind not in _KEPT_WITHOUT_ATTRIBUTION
+    ):
+        return None
+    if kind == "MESSAGES_SNAPSHOT" or (kind == "RUN_STARTED" and getattr(event, "input", None)):
+        wire = event.model_dump(by_alias=True, mode="json")
+        if kind == "MESSAGES_SNAPSHOT":
+            wire["messages"] = _messages_for(wire.get("messages"), era)
+        else:
+            wire["input"] = {
+                **wire["input"],
+                "messages": _messages_for(wire["input"].get("messages"), era),
+            }
+        downgraded_event: BaseEvent = parse_any_event(wire)  # type: ignore[assignment]
+        return downgraded_event
+    result: BaseEvent = unattributed_event(kind, event)  # type: ignore[arg-type, assignment]
+    return result
+
+
+def downgrading_sink(sink: Sink, run_input: RunAgentInput, *, enabled: bool = True) -> Sink:
+    """``sink`` itself for a 1.0 client (or when disabled), else a sink that downgrades first."""
+    era = client_era(run_input.protocol_version) if enabled else None
+    if era is None:
+        return sink
+    client_era_of_run = era
+
+    async def downgrading(events: list[BaseEvent]) -> None:
+        kept = [d for d in (downgraded(e, client_era_of_run) for e in events) if d is not None]
+        if kept:
+            await sink(kept)
+
+    return downgrading
