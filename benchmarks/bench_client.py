@@ -5,7 +5,7 @@ peers in tests/interop/node_modules). Workload: the stream mix of ``workloads.py
 one run) as SSE bytes, the same bytes for both clients.
 
 1. Pipeline in memory: bytes -> events -> verified -> applied to messages/state.
-   - ours, sans-IO: ``SSEEventDecoder`` + the client's ``RunPipeline`` + ``apply_event``;
+   - ours, sans-IO: ``SSEEventDecoder`` + the client's ``StreamVerifier`` + ``Reducer``;
    - ours, full ``HttpAgent.run_agent`` over an in-memory httpx transport (with an ``on_event``
      subscriber, as the TypeScript side has one to count events);
    - TypeScript ``HttpAgent.runAgent`` with a ``fetch`` that returns the bytes from memory.
@@ -60,24 +60,27 @@ def _best(function: Any, rounds: int) -> float:
 
 def sans_io_pipeline(data: bytes) -> int:
     """Decode + verify + apply, no HTTP: what the client does per byte received."""
-    from ag_ui.apply import AgentState, apply_event
-    from ag_ui.client._pipeline import RunPipeline
-    from ag_ui.client.decoding import SSEEventDecoder
+    from ag_ui.apply import AgentState, Reducer
+    from ag_ui.client import SSEEventDecoder
+    from ag_ui.verify import StreamVerifier
 
     decoder = SSEEventDecoder()
-    pipeline = RunPipeline()
+    stream = StreamVerifier(strict_end=False)  # the stages and settings of the client's runs
+    reduce = Reducer().reduce
     state = AgentState(messages=(), state={})
     count = 0
     for start in range(0, len(data), 65536):
         for raw in decoder.feed(data[start : start + 65536]):
-            for event in pipeline.expand(raw):
-                state = apply_event(state, event)
+            for event in stream.expand(raw):
+                stream.check(event)
+                state = reduce(state, event)
                 count += 1
     for raw in decoder.close():
-        for event in pipeline.expand(raw):
-            state = apply_event(state, event)
+        for event in stream.expand(raw):
+            stream.check(event)
+            state = reduce(state, event)
             count += 1
-    pipeline.finish()
+    stream.finish()
     return count
 
 

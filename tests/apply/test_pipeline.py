@@ -162,28 +162,73 @@ def test_raw_dicts_are_refused_with_a_hint() -> None:
         )
 
 
-def test_feed_with_states_pairs_each_expanded_event_with_its_state() -> None:
-    pipeline = EventPipeline()
-    pipeline.feed(parse_any_event(RS))
-    pipeline.feed(parse_any_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a", "delta": "1"}))
-    steps = pipeline.feed_with_states(
+def test_the_stream_verifier_checks_each_expanded_event_only_when_asked() -> None:
+    from ag_ui.verify import StreamVerifier
+
+    seen: list[tuple[str, str]] = []
+    stream = StreamVerifier(observer=lambda stage, e: seen.append((stage, e.type.value)))
+    for event in stream.expand(parse_any_event(RS)):
+        stream.check(event)
+    for event in stream.expand(
+        parse_any_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a", "delta": "1"})
+    ):
+        stream.check(event)
+    expanded = stream.expand(
         parse_any_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "b", "delta": "2"})
     )
-    assert [(e.type.value, s.messages) for e, s in steps] == [
-        ("TEXT_MESSAGE_END", ({"id": "a", "role": "assistant", "content": "1"},)),
-        (
-            "TEXT_MESSAGE_START",
-            (
-                {"id": "a", "role": "assistant", "content": "1"},
-                {"id": "b", "role": "assistant", "content": ""},
-            ),
-        ),
-        (
-            "TEXT_MESSAGE_CONTENT",
-            (
-                {"id": "a", "role": "assistant", "content": "1"},
-                {"id": "b", "role": "assistant", "content": "2"},
-            ),
-        ),
+    assert [e.type.value for e in expanded] == [
+        "TEXT_MESSAGE_END",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
     ]
-    assert steps[-1][1] is pipeline.agent_state
+    for event in expanded:
+        stream.check(event)
+    assert seen == [
+        ("VERIFY", "RUN_STARTED"),
+        ("TRANSFORM", "TEXT_MESSAGE_START"),
+        ("VERIFY", "TEXT_MESSAGE_START"),
+        ("TRANSFORM", "TEXT_MESSAGE_CONTENT"),
+        ("VERIFY", "TEXT_MESSAGE_CONTENT"),
+        ("TRANSFORM", "TEXT_MESSAGE_END"),
+        ("VERIFY", "TEXT_MESSAGE_END"),
+        ("TRANSFORM", "TEXT_MESSAGE_START"),
+        ("VERIFY", "TEXT_MESSAGE_START"),
+        ("TRANSFORM", "TEXT_MESSAGE_CONTENT"),
+        ("VERIFY", "TEXT_MESSAGE_CONTENT"),
+    ]
+    # Expanding does not verify: content for an unknown message is refused (rule T2) only when
+    # checked, after the END that closes the open stream could be used.
+    ghost = {"type": "TEXT_MESSAGE_CONTENT", "messageId": "ghost", "delta": "x"}
+    closing, content = stream.expand(parse_any_event(ghost))
+    stream.check(closing)
+    with pytest.raises(EventSequenceError) as caught:
+        stream.check(content)
+    assert caught.value.rule == "T2"
+
+
+def test_stages_can_be_switched_off() -> None:
+    from ag_ui.verify import StreamVerifier
+
+    lenient = StreamVerifier(verify=False)  # the client's strict=False: expansion only
+    assert [e.type.value for e in lenient.feed(parse_any_event(RF))] == ["RUN_FINISHED"]
+    nulls = {"type": "TEXT_MESSAGE_START", "messageId": "m", "name": None}
+    with pytest.raises(AGUIValidationError):
+        StreamVerifier(verify=False).feed(parse_any_event(nulls))
+    producer = StreamVerifier(compatibility=False, null_checks=False)  # the server's guard
+    producer.feed(parse_any_event(RS))
+    assert producer.feed(parse_any_event(nulls))[0].name is None
+
+
+def test_the_reducer_keeps_the_state_and_records_a_failed_patch() -> None:
+    from ag_ui.apply import AgentState, Reducer
+
+    errors: list[PatchError] = []
+    reducer = Reducer(on_patch_error=errors.append)
+    state = AgentState(state={"a": 1})
+    delta = parse_any_event({"type": "STATE_DELTA", "delta": [{"op": "remove", "path": "/x"}]})
+    after = reducer.reduce(state, delta)  # type: ignore[arg-type]
+    assert after.state == {"a": 1}
+    assert reducer.patch_errors == errors
+    assert [e.path for e in errors] == ["/x"]
+    with pytest.warns(PatchFailedWarning, match="STATE_DELTA could not be applied"):
+        Reducer().reduce(state, delta)  # type: ignore[arg-type]

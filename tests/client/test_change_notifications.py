@@ -343,8 +343,9 @@ def test_a_notification_cancelled_before_it_started_leaves_no_unawaited_coroutin
         agent.subscribe(on_state_changed=never_started)
         agent.set_state({})
         # What a loop shutting down does to a task that has not had its first step yet.
-        for task in list(agent._background_notifications):
-            task.cancel()
+        for task in asyncio.all_tasks():
+            if task is not asyncio.current_task():
+                task.cancel()
         await agent.flush_notifications()
 
     with warnings.catch_warnings(record=True) as caught:

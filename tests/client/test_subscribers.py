@@ -9,7 +9,7 @@ import anyio
 import pytest
 from client_helpers import Recorder, asgi_agent, frames, run_frames, sequence_app, static_app
 
-from ag_ui.client import AgentStateMutation, AgentSubscriber, SubscriberParams
+from ag_ui.client import AgentStateMutation, AgentSubscriber, SubscriberError, SubscriberParams
 from ag_ui.core import (
     AssistantMessage,
     IncompleteStreamError,
@@ -168,9 +168,47 @@ async def test_a_failing_subscriber_is_logged_and_skipped(caplog: pytest.LogCapt
     agent.subscribe(on_text_message_end_event=broken)
     agent.subscribe(on_text_message_end_event=lambda p: seen.append(p.event.message_id))
     with caplog.at_level(logging.ERROR, logger="ag_ui.client"):
-        await agent.run_agent()
+        result = await agent.run_agent()
     assert seen == ["m1"]
     assert [r.exc_info[0] for r in caplog.records if r.exc_info] == [ValueError]
+    assert [r.levelno for r in caplog.records] == [logging.ERROR]
+    assert "AgentSubscriber.on_text_message_end_event raised ValueError" in caplog.text
+    assert [type(e.__cause__) for e in result.subscriber_errors] == [ValueError]
+
+
+async def test_failing_subscribers_are_listed_on_the_result() -> None:
+    class Printer:
+        def on_state_snapshot_event(self, params: SubscriberParams) -> None:
+            # The bug from docs/client.md (issue 12): a name used without its import.
+            return AgentStateMutation(state=params.state)
+
+        def on_run_finalized(self, params: SubscriberParams) -> None:
+            raise RuntimeError("finalizer broke")
+
+    body = run_frames({"type": "STATE_SNAPSHOT", "snapshot": {"a": 1}})
+    agent = asgi_agent(static_app(body))
+    agent.subscribe(Printer())
+
+    async def on_event(params: SubscriberParams) -> None:
+        if params.event.type.value == "RUN_STARTED":  # the docs bug of issue 12: no import
+            raise NameError("name 'AgentStateMutation' is not defined")
+
+    result = await agent.run_agent(subscriber={"on_event": on_event})
+    assert result.outcome_type == "success"  # the run itself went on
+    assert [(e.callback, type(e.__cause__)) for e in result.subscriber_errors] == [
+        ("on_event", NameError),
+        ("on_run_finalized", RuntimeError),
+    ]
+    failure = result.subscriber_errors[0]
+    assert isinstance(failure, SubscriberError)
+    assert str(failure) == (
+        "subscriber AgentSubscriber.on_event raised NameError: "
+        "name 'AgentStateMutation' is not defined"
+    )
+    with pytest.raises(SubscriberError):  # how to fail on one
+        raise failure
+    clean = await asgi_agent(static_app(body)).run_agent()
+    assert clean.subscriber_errors == []
 
 
 async def test_on_run_initialized_mutation_changes_what_is_sent() -> None:

@@ -26,6 +26,7 @@ const scenario = JSON.parse(Buffer.concat(chunks).toString("utf8"));
 
 const records = [];
 let currentAction = null;
+let outstanding = 0; // async callbacks started and not yet finished
 process.on("unhandledRejection", (error) => {
   records.push({ action: currentAction, error: String(error?.message ?? error) });
 });
@@ -49,7 +50,13 @@ function recorder(spec) {
         records.push(record);
         if (spec.raiseIn === callback) throw new Error(`${spec.name} failed in ${callback}`);
       };
-      if (spec.async) return new Promise((resolve) => setTimeout(resolve, 1)).then(finish);
+      if (spec.async) {
+        outstanding += 1;
+        return new Promise((resolve) => setTimeout(resolve, 1)).then(() => {
+          outstanding -= 1;
+          return finish();
+        });
+      }
       return finish();
     };
   }
@@ -63,8 +70,15 @@ const agent = new EditedAgent({
 });
 for (const spec of scenario.subscribers) agent.subscribe(recorder(spec));
 
-// Everything TypeScript does "in the background" has settled after a few macrotask turns.
-const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
+// Wait until what TypeScript runs "in the background" has settled: no async callback is
+// pending at a macrotask turn (the next callback of a chain starts in the microtasks after the
+// previous one resolved, so it is already counted by then). A fixed delay raced a loaded machine.
+const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+const settle = async () => {
+  do await tick();
+  while (outstanding > 0);
+  await tick();
+};
 
 for (const action of scenario.actions) {
   currentAction = action.op;

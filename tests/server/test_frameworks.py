@@ -132,6 +132,7 @@ def test_public_surface() -> None:
         "SERVER_SHUTDOWN_CODE",
         "STORE_UNAVAILABLE_CODE",
         "SequenceViolation",
+        "SequenceViolationError",
         "SharedState",
         "Sink",
         "Step",

@@ -162,9 +162,33 @@ def test_id_less_chunk_goes_to_the_single_open_lane() -> None:
 def test_open_streams_are_dropped_at_the_end_without_an_end_event() -> None:
     expander = ChunkExpander()
     expander.feed(parse_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"}))
-    assert list(expander.open_streams) == [None]
-    expander.finish()
-    assert expander.open_streams == {}
+    finished = parse_event({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"})
+    before_finish = ChunkExpander()
+    before_finish.feed(parse_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"}))
+    assert [e.type.value for e in before_finish.feed(finished)] == [
+        "TEXT_MESSAGE_END",
+        "RUN_FINISHED",
+    ]
+    expander.finish()  # the stream is dropped: nothing closes it any more
+    assert [e.type.value for e in expander.feed(finished)] == ["RUN_FINISHED"]
+
+
+def test_lane_expansion_is_a_pure_function_of_the_pending_stream() -> None:
+    from ag_ui.verify._chunk_streams import expand_chunk
+
+    first = parse_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a", "delta": "1"})
+    events, pending = expand_chunk("text", None, first)  # type: ignore[arg-type]
+    assert [e.type.value for e in events] == ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+    assert (pending.kind, pending.entity_id) == ("text", "a")
+    second = parse_event({"type": "TEXT_MESSAGE_CHUNK", "messageId": "b", "delta": "2"})
+    again, after = expand_chunk("text", pending, second)  # type: ignore[arg-type]
+    assert [(e.type.value, e.message_id) for e in again] == [  # type: ignore[attr-defined]
+        ("TEXT_MESSAGE_END", "a"),
+        ("TEXT_MESSAGE_START", "b"),
+        ("TEXT_MESSAGE_CONTENT", "b"),
+    ]
+    assert after.entity_id == "b"
+    assert pending.entity_id == "a"  # the input is not changed
 
 
 @pytest.mark.parametrize(

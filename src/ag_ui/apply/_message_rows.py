@@ -7,7 +7,7 @@ copying only the message (and tool call) the event changes.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Union
 
 from ag_ui.apply._state import (
     AgentState,
@@ -17,8 +17,27 @@ from ag_ui.apply._state import (
     to_wire,
     with_tool_call,
 )
+from ag_ui.core.events import (
+    ReasoningEncryptedValueEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
 
 _new = tuple.__new__
+_MessageEvent = Union[
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+]
 
 __all__ = [
     "ReducerWarning",
@@ -52,7 +71,7 @@ def merge_metadata(target: MessageDict, metadata: dict[str, Any]) -> MessageDict
     return {**target, "metadata": merged}
 
 
-def _target(current: AgentState, event: Any, what: str) -> int:
+def _target(current: AgentState, event: _MessageEvent, what: str) -> int:
     position = current._index.get(event.message_id, -1)
     if position < 0:
         _warn(f"{what}: no message found with ID '{event.message_id}'; event skipped")
@@ -63,7 +82,12 @@ def _target(current: AgentState, event: Any, what: str) -> int:
     return position
 
 
-def stream_start(current: AgentState, event: Any, role: str, what: str) -> AgentState:
+def stream_start(
+    current: AgentState,
+    event: Union[TextMessageStartEvent, ReasoningMessageStartEvent],
+    role: str,
+    what: str,
+) -> AgentState:
     """TEXT_MESSAGE_START / REASONING_MESSAGE_START: create the message unless it exists."""
     message_id = event.message_id
     position = current._index.get(message_id, -1)
@@ -87,7 +111,11 @@ def stream_start(current: AgentState, event: Any, role: str, what: str) -> Agent
     return push_message(current, message)
 
 
-def stream_content(current: AgentState, event: Any, what: str) -> AgentState:
+def stream_content(
+    current: AgentState,
+    event: Union[TextMessageContentEvent, ReasoningMessageContentEvent],
+    what: str,
+) -> AgentState:
     """TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append the delta."""
     # The hottest row of all (one per token): kept flat on purpose.
     position = current._index.get(event.message_id, -1)
@@ -113,15 +141,19 @@ def stream_content(current: AgentState, event: Any, what: str) -> AgentState:
     )
 
 
-def text_content(current: AgentState, event: Any) -> AgentState:
+def text_content(current: AgentState, event: TextMessageContentEvent) -> AgentState:
     return stream_content(current, event, "TEXT_MESSAGE_CONTENT")
 
 
-def reasoning_content(current: AgentState, event: Any) -> AgentState:
+def reasoning_content(current: AgentState, event: ReasoningMessageContentEvent) -> AgentState:
     return stream_content(current, event, "REASONING_MESSAGE_CONTENT")
 
 
-def stream_end(current: AgentState, event: Any, what: str) -> AgentState:
+def stream_end(
+    current: AgentState,
+    event: Union[TextMessageEndEvent, ReasoningMessageEndEvent],
+    what: str,
+) -> AgentState:
     """TEXT_MESSAGE_END / REASONING_MESSAGE_END: only metadata can change."""
     position = _target(current, event, what)
     if position < 0 or event.metadata is None:
@@ -163,7 +195,7 @@ def _replace_call(
     return replace_message(current, position, {**message, "toolCalls": calls})
 
 
-def tool_call_start(current: AgentState, event: Any) -> AgentState:
+def tool_call_start(current: AgentState, event: ToolCallStartEvent) -> AgentState:
     """TOOL_CALL_START: idempotent; attach the call to its assistant message (or create one)."""
     call_id, name = event.tool_call_id, event.tool_call_name
     run = current.run
@@ -224,7 +256,7 @@ def tool_call_start(current: AgentState, event: Any) -> AgentState:
     return push_message(current, created)
 
 
-def tool_call_args(current: AgentState, event: Any) -> AgentState:
+def tool_call_args(current: AgentState, event: ToolCallArgsEvent) -> AgentState:
     """TOOL_CALL_ARGS: append the delta to the call's arguments text."""
     position, call_position = _find_tool_call(current, event.tool_call_id, assistant_only=False)
     if position < 0:
@@ -238,7 +270,7 @@ def tool_call_args(current: AgentState, event: Any) -> AgentState:
     return _replace_call(current, position, call_position, call)
 
 
-def tool_call_end(current: AgentState, event: Any) -> AgentState:
+def tool_call_end(current: AgentState, event: ToolCallEndEvent) -> AgentState:
     """TOOL_CALL_END: only the call's metadata can change."""
     position, call_position = _find_tool_call(current, event.tool_call_id, assistant_only=False)
     if position < 0:
@@ -250,7 +282,7 @@ def tool_call_end(current: AgentState, event: Any) -> AgentState:
     return _replace_call(current, position, call_position, call)
 
 
-def tool_call_result(current: AgentState, event: Any) -> AgentState:
+def tool_call_result(current: AgentState, event: ToolCallResultEvent) -> AgentState:
     """TOOL_CALL_RESULT: insert a tool message after the assistant message owning the call."""
     run = current.run
     run = RunSummary(
@@ -284,7 +316,7 @@ def tool_call_result(current: AgentState, event: Any) -> AgentState:
     )
 
 
-def encrypted_value(current: AgentState, event: Any) -> AgentState:
+def encrypted_value(current: AgentState, event: ReasoningEncryptedValueEvent) -> AgentState:
     """REASONING_ENCRYPTED_VALUE: set ``encryptedValue`` on a tool call or a message."""
     if event.subtype == "tool-call":
         position, call_position = _find_tool_call(current, event.entity_id, assistant_only=True)

@@ -1,9 +1,11 @@
-"""``EventPipeline``: compatibility -> null check -> chunk expansion -> verify -> apply.
+"""The consumer pipeline: ``StreamVerifier`` (compatibility -> nulls -> chunks -> verify) and the
+reducer with its one rule for failed patches.
 
-The one sans-IO consumer pipeline the client, the server guard and ``agui verify`` share, in
-the TypeScript client's order (PROTOCOL.md §6.1): legacy shapes are translated first, chunks
-are expanded before verification (which needs start/content/end), and each verified event is
-applied to the ``AgentState`` before the next is looked at.
+``Reducer`` is ``apply_event`` plus what every consumer does when a STATE_DELTA or
+ACTIVITY_DELTA does not apply (as in TypeScript): keep the previous state, record the
+``PatchError`` and warn. ``EventPipeline`` chains the two for consumers that only need the
+final ``AgentState`` (``agui verify``, tests, servers replaying a stream); the client runs the
+same two pieces with its subscribers in between.
 """
 
 from __future__ import annotations
@@ -14,21 +16,56 @@ from typing import Any, Callable, Optional
 
 from ag_ui.apply._reducer import apply_event
 from ag_ui.apply._state import AgentState
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import PatchError
 from ag_ui.core.events import Event
-from ag_ui.verify import (
-    ChunkExpander,
-    CompatibilityTranslator,
-    EventVerifier,
-    reject_optional_nulls,
-)
+from ag_ui.verify import StreamVerifier
 
-__all__ = ["EventPipeline", "PatchFailedWarning"]
+__all__ = ["EventPipeline", "PatchFailedWarning", "Reducer"]
 
 
 class PatchFailedWarning(UserWarning):
     """A STATE_DELTA/ACTIVITY_DELTA did not apply; the run continues with the previous value."""
+
+
+def warn_patch_error(error: PatchError) -> None:
+    """The default ``on_patch_error``: a ``PatchFailedWarning`` naming the event."""
+    kind = event_type_name(error.event) if error.event is not None else "patch"
+    warnings.warn(
+        f"{kind} could not be applied and was skipped: {error}", PatchFailedWarning, stacklevel=4
+    )
+
+
+class Reducer:
+    """``apply_event`` with the rule for patches that do not apply.
+
+    ``reduce(state, event)`` returns the next state. When the event's patch fails, it returns
+    the state to continue with (``PatchError.agent_state``), appends the error to
+    ``patch_errors`` and passes it to ``on_patch_error`` (default: a ``PatchFailedWarning``).
+
+    >>> from ag_ui.core import StateSnapshotEvent, StateDeltaEvent
+    >>> reducer = Reducer(on_patch_error=lambda error: None)
+    >>> state = reducer.reduce(AgentState(), StateSnapshotEvent(snapshot={"a": 1}))
+    >>> reducer.reduce(state, StateDeltaEvent(delta=[{"op": "remove", "path": "/b"}])).state
+    {'a': 1}
+    >>> len(reducer.patch_errors)
+    1
+    """
+
+    def __init__(self, *, on_patch_error: Optional[Callable[[PatchError], None]] = None) -> None:
+        self.patch_errors: list[PatchError] = []
+        self._on_patch_error = on_patch_error or warn_patch_error
+
+    def reduce(self, state: AgentState, event: Event) -> AgentState:
+        """The state after ``event`` (the state to continue with when its patch failed)."""
+        try:
+            return apply_event(state, event)
+        except PatchError as error:
+            self.patch_errors.append(error)
+            self._on_patch_error(error)
+            continued: AgentState = error.agent_state
+            return continued
 
 
 class EventPipeline:
@@ -63,12 +100,10 @@ class EventPipeline:
         on_patch_error: Optional[Callable[[PatchError], None]] = None,
         id_factory: Optional[Callable[[], str]] = None,
     ) -> None:
-        self.compatibility = CompatibilityTranslator(id_factory=id_factory)
-        self.chunks = ChunkExpander()
-        self.verifier = EventVerifier(strict_end=strict_end, null_checks=null_checks)
-        self.null_checks = null_checks
-        self.patch_errors: list[PatchError] = []
-        self._on_patch_error = on_patch_error or _warn_patch_error
+        self.stream = StreamVerifier(
+            strict_end=strict_end, null_checks=null_checks, id_factory=id_factory
+        )
+        self.reducer = Reducer(on_patch_error=on_patch_error)
         self._state = AgentState(messages=messages, state=state)
 
     @property
@@ -76,52 +111,20 @@ class EventPipeline:
         """Messages, state and run bookkeeping after every event fed so far."""
         return self._state
 
+    @property
+    def patch_errors(self) -> list[PatchError]:
+        """The patches that did not apply, in order."""
+        return self.reducer.patch_errors
+
     def feed(self, event: AnyEvent) -> list[Event]:
         """Run one event through the pipeline; return the (expanded) events applied."""
-        translated = self.compatibility.translate(event)
-        if self.null_checks:
-            reject_optional_nulls(translated)
-        expanded = self.chunks.feed(translated)
-        verify = self.verifier.feed
+        stream, reduce = self.stream, self.reducer.reduce
+        expanded = stream.expand(event)
         for item in expanded:
-            verify(item)
-            try:
-                self._state = apply_event(self._state, item)
-            except PatchError as error:
-                self._state = error.agent_state
-                self.patch_errors.append(error)
-                self._on_patch_error(error)
+            stream.check(item)
+            self._state = reduce(self._state, item)
         return expanded
-
-    def feed_with_states(self, event: AnyEvent) -> list[tuple[Event, AgentState]]:
-        """Like ``feed``, but pair each applied event with the ``AgentState`` right after it.
-
-        For consumers that notify per event (subscribers): a chunk can expand to an END for
-        the previous stream plus a START and a CONTENT, each with its own state.
-        """
-        translated = self.compatibility.translate(event)
-        if self.null_checks:
-            reject_optional_nulls(translated)
-        steps: list[tuple[Event, AgentState]] = []
-        for item in self.chunks.feed(translated):
-            self.verifier.feed(item)
-            try:
-                self._state = apply_event(self._state, item)
-            except PatchError as error:
-                self._state = error.agent_state
-                self.patch_errors.append(error)
-                self._on_patch_error(error)
-            steps.append((item, self._state))
-        return steps
 
     def finish(self) -> None:
         """End of the stream: drop unfinished chunk streams, then the verifier's end check."""
-        self.chunks.finish()
-        self.verifier.finish()
-
-
-def _warn_patch_error(error: PatchError) -> None:
-    kind = getattr(getattr(error.event, "type", None), "value", "patch")
-    warnings.warn(
-        f"{kind} could not be applied and was skipped: {error}", PatchFailedWarning, stacklevel=4
-    )
+        self.stream.finish()

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from ag_ui.apply import _message_rows as rows
 from ag_ui.apply import _snapshot_rows as snapshots
 from ag_ui.apply._state import AgentState
+from ag_ui.core._wire import not_an_event
 from ag_ui.core.errors import ChunkExpansionError
 from ag_ui.core.events import (
     ActivityDeltaEvent,
@@ -43,14 +44,13 @@ from ag_ui.core.events import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
-from ag_ui.verify._guard import not_an_event
 
 __all__ = ["apply_event"]
 
 Row = Callable[[AgentState, Any], AgentState]
 
 
-def _unexpanded(current: AgentState, event: Any) -> AgentState:
+def _unexpanded(current: AgentState, event: Event) -> AgentState:
     name = event.type.value
     raise ChunkExpansionError(
         f"{name} must be expanded before being applied; feed events through "
@@ -60,7 +60,7 @@ def _unexpanded(current: AgentState, event: Any) -> AgentState:
     )
 
 
-def _state_snapshot(current: AgentState, event: Any) -> AgentState:
+def _state_snapshot(current: AgentState, event: StateSnapshotEvent) -> AgentState:
     return current.evolve(state=event.snapshot)
 
 
@@ -91,11 +91,11 @@ _ROWS: dict[type, Row] = {
 }
 
 
-def _no_change(current: AgentState, event: Any) -> AgentState:
+def _no_change(current: AgentState, event: Event) -> AgentState:
     return current
 
 
-def _row_for(cls: type, event: Any) -> Row:
+def _row_for(cls: type, event: object) -> Row:
     if not isinstance(event, BaseModel) or not hasattr(event, "type"):
         not_an_event(event)
     for base in cls.__mro__:

@@ -8,6 +8,15 @@ from typing import Any, Optional, Union
 from ag_ui.apply._message_rows import MessageDict, ReducerWarning, _warn, merge_metadata
 from ag_ui.apply._state import AgentState, RunSummary, push_message, replace_message, to_wire
 from ag_ui.core.errors import PatchError
+from ag_ui.core.events import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
+    MessagesSnapshotEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunStartedEvent,
+    StateDeltaEvent,
+)
 from ag_ui.json_patch import apply_patch
 
 __all__ = [
@@ -50,7 +59,7 @@ def authoritative_activity_types(metadata: Optional[dict[str, Any]]) -> Union[li
     return []
 
 
-def messages_snapshot(current: AgentState, event: Any) -> AgentState:
+def messages_snapshot(current: AgentState, event: MessagesSnapshotEvent) -> AgentState:
     """Keep matching ids (replaced) and preserved client-only messages; append the rest."""
     incoming: list[MessageDict] = [to_wire(m) for m in event.messages]
     by_id = {m["id"]: m for m in incoming}
@@ -72,7 +81,7 @@ def messages_snapshot(current: AgentState, event: Any) -> AgentState:
     return current.evolve(messages=tuple(kept))
 
 
-def activity_snapshot(current: AgentState, event: Any) -> AgentState:
+def activity_snapshot(current: AgentState, event: ActivitySnapshotEvent) -> AgentState:
     """Create, replace (``replace`` absent/true) or keep an activity message."""
     activity: MessageDict = {
         "id": event.message_id,
@@ -113,7 +122,7 @@ def activity_snapshot(current: AgentState, event: Any) -> AgentState:
     return replace_message(current, position, result)
 
 
-def activity_delta(current: AgentState, event: Any) -> AgentState:
+def activity_delta(current: AgentState, event: ActivityDeltaEvent) -> AgentState:
     """Patch an activity's content; metadata is merged first and kept if the patch fails."""
     position = current._index.get(event.message_id, -1)
     if position < 0:
@@ -135,7 +144,7 @@ def activity_delta(current: AgentState, event: Any) -> AgentState:
     return replace_message(current, position, updated)
 
 
-def state_delta(current: AgentState, event: Any) -> AgentState:
+def state_delta(current: AgentState, event: StateDeltaEvent) -> AgentState:
     """RFC 6902 patch of the state; on failure ``PatchError`` (the state is unchanged)."""
     try:
         state = apply_patch(current.state, event.delta)
@@ -146,7 +155,7 @@ def state_delta(current: AgentState, event: Any) -> AgentState:
     return current.evolve(state=state)
 
 
-def run_started(current: AgentState, event: Any) -> AgentState:
+def run_started(current: AgentState, event: RunStartedEvent) -> AgentState:
     """Reset the run's tool-call tally; append input messages whose ids are new."""
     current = current.evolve(run=RunSummary())
     run_input = event.input
@@ -159,12 +168,12 @@ def run_started(current: AgentState, event: Any) -> AgentState:
     return current
 
 
-def run_finished(current: AgentState, event: Any) -> AgentState:
+def run_finished(current: AgentState, event: RunFinishedEvent) -> AgentState:
     """Record the outcome, result, pending tool calls and pending interrupts."""
     run = current.run
     outcome = event.outcome
     kind = getattr(outcome, "type", None) or "success"
-    if kind == "interrupt":
+    if isinstance(outcome, RunFinishedInterruptOutcome):
         interrupts = tuple(to_wire(i) for i in outcome.interrupts)
         summary = RunSummary(run.tool_call_ids, run.answered_tool_call_ids, "interrupt")
         return current.evolve(run=summary, pending_interrupts=interrupts)

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Optional, TextIO
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import AGUIError
 
 __all__ = ["register", "run_client"]
@@ -160,7 +161,7 @@ async def run_client(
     async def tap(input: Any, next: Any) -> AsyncIterator[Any]:
         # Sees the events as received (chunks included), before the pipeline judges them.
         async for event in next.run(input):
-            counts[str(event.type.value if hasattr(event.type, "value") else event.type)] += 1
+            counts[event_type_name(event)] += 1
             if output == "events":
                 stream.write(json.dumps(_wire(event), separators=(",", ":")) + "\n")
                 stream.flush()

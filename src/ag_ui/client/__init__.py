@@ -1,6 +1,9 @@
 """The AG-UI client: ``HttpAgent`` over SSE or protobuf, subscribers, middleware, interrupts.
 
-Needs the ``client`` extra (httpx); protobuf responses also need the ``proto`` extra.
+Needs the ``client`` extra (httpx); protobuf responses also need the ``proto`` extra. This
+package is the client's one public surface: every name a client user needs, the errors and
+warnings a run can raise included, is importable from here (the modules behind it are private;
+the old module paths ``ag_ui.client.agent``, ``.transport``... stay importable).
 
 >>> from ag_ui.client import HttpAgent
 >>> agent = HttpAgent("http://127.0.0.1:8000/agent", initial_messages=[
@@ -18,70 +21,114 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
-from ag_ui.client.agent import HttpAgent
-from ag_ui.client.debug import DebugConfig
-from ag_ui.client.decoding import (
+from ag_ui.apply import PatchFailedWarning
+from ag_ui.client._agent import HttpAgent
+from ag_ui.client._config import HttpConfig
+from ag_ui.client._debug import DebugConfig
+from ag_ui.client._decoding import (
     EventDecoder,
     ProtoEventDecoder,
     SSEEventDecoder,
     UnknownEventWarning,
     decoder_for_content_type,
 )
-from ag_ui.client.event_stream import AgentEventStream
-from ag_ui.client.interrupts import (
+from ag_ui.client._event_stream import AgentEventStream
+from ag_ui.client._interrupts import (
     build_resume_array,
     check_resume_covers,
     get_run_outcome,
     interrupts_of,
     is_interrupt_expired,
 )
-from ag_ui.client.middleware import (
+from ag_ui.client._middleware import (
     FilterToolCallsMiddleware,
     FunctionMiddleware,
     Middleware,
     MiddlewareFunction,
     NextAgent,
 )
-from ag_ui.client.reconnect import Reconnect, ReconnectPolicy
-from ag_ui.client.result import RunAgentResult
-from ag_ui.client.subscriber import (
+from ag_ui.client._reconnect import Reconnect, ReconnectPolicy
+from ag_ui.client._result import RunAgentResult
+from ag_ui.client._subscribers import (
     UNSET,
     AgentStateMutation,
     AgentSubscriber,
     SubscriberParams,
     Subscription,
 )
-from ag_ui.client.sync import SyncHttpAgent
-from ag_ui.client.transport import AbortSignal
-from ag_ui.core.errors import InterruptError
+from ag_ui.client._sync import SyncHttpAgent
+from ag_ui.client._transport import AbortSignal
+from ag_ui.client.downgrade import PeerDowngradeWarning
+from ag_ui.client.versions import ProtocolVersionWarning
+from ag_ui.core.errors import (
+    AGUIError,
+    AGUIValidationError,
+    ChunkExpansionError,
+    ConnectionLostError,
+    ContentTypeError,
+    DecodeError,
+    EventSequenceError,
+    FrameTooLargeError,
+    HTTPStatusError,
+    IdleTimeoutError,
+    IncompleteStreamError,
+    InterruptError,
+    MalformedFrameError,
+    ProtocolError,
+    RunError,
+    SubscriberError,
+    TransportError,
+    TruncatedFrameError,
+)
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder, SSEMessage
 
 __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
     "UNSET",
+    "AGUIError",
+    "AGUIValidationError",
     "AbortSignal",
     "AgentEventStream",
     "AgentStateMutation",
     "AgentSubscriber",
+    "ChunkExpansionError",
+    "ConnectionLostError",
+    "ContentTypeError",
     "DebugConfig",
+    "DecodeError",
     "EventDecoder",
+    "EventSequenceError",
     "FilterToolCallsMiddleware",
+    "FrameTooLargeError",
     "FunctionMiddleware",
+    "HTTPStatusError",
     "HttpAgent",
+    "HttpConfig",
+    "IdleTimeoutError",
+    "IncompleteStreamError",
     "InterruptError",
+    "MalformedFrameError",
     "Middleware",
     "MiddlewareFunction",
     "NextAgent",
+    "PatchFailedWarning",
+    "PeerDowngradeWarning",
     "ProtoEventDecoder",
+    "ProtocolError",
+    "ProtocolVersionWarning",
     "Reconnect",
     "ReconnectPolicy",
     "RunAgentResult",
+    "RunError",
     "SSEDecoder",
     "SSEEventDecoder",
     "SSEMessage",
+    "SubscriberError",
     "SubscriberParams",
     "Subscription",
     "SyncHttpAgent",
+    "TransportError",
+    "TruncatedFrameError",
     "UnknownEventWarning",
     "build_resume_array",
     "check_resume_covers",

@@ -30,7 +30,7 @@ import inspect
 from collections.abc import Awaitable, Iterator, Sequence
 from typing import Any, Callable, Optional
 
-from ag_ui.client.subscriber import SubscriberParams
+from ag_ui.client._subscribers import AgentView, SubscriberParams
 from ag_ui.core.types import Message
 
 __all__ = [
@@ -48,7 +48,7 @@ Notification = tuple[str, SubscriberParams]
 _Step = tuple[Callable[[SubscriberParams], Any], SubscriberParams]
 
 
-def added_messages_notifications(agent: Any, added: Sequence[Message]) -> list[Notification]:
+def added_messages_notifications(agent: AgentView, added: Sequence[Message]) -> list[Notification]:
     notifications: list[Notification] = []
     for message in added:
         notifications.append(("on_new_message", SubscriberParams(agent, message=message)))
@@ -59,15 +59,15 @@ def added_messages_notifications(agent: Any, added: Sequence[Message]) -> list[N
     return notifications
 
 
-def messages_set_notifications(agent: Any) -> list[Notification]:
+def messages_set_notifications(agent: AgentView) -> list[Notification]:
     return [("on_messages_changed", SubscriberParams(agent))]
 
 
-def state_set_notifications(agent: Any) -> list[Notification]:
+def state_set_notifications(agent: AgentView) -> list[Notification]:
     return [("on_state_changed", SubscriberParams(agent))]
 
 
-def _steps(subscribers: Sequence[Any], notifications: Sequence[Notification]) -> Iterator[_Step]:
+def _steps(subscribers: Sequence[object], notifications: Sequence[Notification]) -> Iterator[_Step]:
     for name, params in notifications:
         for subscriber in subscribers:
             callback = getattr(subscriber, name, None)
@@ -106,7 +106,7 @@ def _report_failure(
 
 
 def deliver(
-    subscribers: Sequence[Any],
+    subscribers: Sequence[object],
     notifications: Sequence[Notification],
     background: set[asyncio.Task[None]],
 ) -> None:

@@ -8,7 +8,7 @@ carry ``id: <key>:<position>``; protobuf frames carry nothing, so their position
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Optional
 
 __all__ = ["RESUME_AFTER_HEADER", "RESUME_KEY_HEADER", "ResumeCursor", "split_last_event_id"]
 
@@ -52,7 +52,7 @@ class ResumeCursor:
         else:
             self._base = self.position
 
-    def advance(self, decoder: Any) -> None:
+    def advance(self, decoder: object) -> None:
         """Move past what ``decoder`` has handed out (an SSE id, or a protobuf frame count)."""
         seen = split_last_event_id(getattr(decoder, "last_event_id", None))
         if seen is not None:

@@ -1,291 +1,263 @@
-"""One run's event handling after verification: subscribers (with mutations and
-``stop_propagation``), the default reducer, run bookkeeping and change notifications (§6.4).
+"""``Run``: one run of an ``HttpAgent``, from its input to its ``RunAgentResult``.
+
+A run owns its subscribers (the agent's, then the per-run one), its pipeline (a
+``StreamVerifier`` in front of the ``EventProcessor``), its abort signal, its reconnect count and
+its result. It advances the agent's ``Conversation`` as events arrive and hands its outcome back
+in ``result``; ``RunSlot`` keeps an agent to one run at a time.
+
+The order of a run: ``on_run_initialized`` (a mutation there changes what is sent), the events
+(decoded, translated, expanded, verified, then subscribers and the reducer, one at a time),
+the end check (a stream without RUN_FINISHED/RUN_ERROR is an ``IncompleteStreamError``),
+``on_run_failed`` for a failure (which may swallow it), and ``on_run_finalized`` always.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import warnings
-from typing import Any, Optional
+import inspect
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Optional
 
-from ag_ui.apply import AgentState, PatchError, apply_event
-from ag_ui.apply._pipeline import PatchFailedWarning
-from ag_ui.client._messages import MESSAGE_ADAPTER
-from ag_ui.client._partial_json import parse_partial_object
-from ag_ui.client.result import RunAgentResult
-from ag_ui.client.subscriber import (
-    CALLBACK_NAMES,
-    SubscriberParams,
-    callback_name_for,
-    run_subscribers,
+import anyio
+
+from ag_ui.client._config import HttpConfig
+from ag_ui.client._conversation import Conversation
+from ag_ui.client._debug import DebugLog
+from ag_ui.client._processing import EventProcessor
+from ag_ui.client._reconnect import Reconnect
+from ag_ui.client._result import RunAgentResult
+from ag_ui.client._subscribers import AgentView, SubscriberParams, run_subscribers
+from ag_ui.client._transport import AbortSignal
+from ag_ui.core._aiter import closing
+from ag_ui.core.decoding import AnyEvent
+from ag_ui.core.errors import (
+    AGUIError,
+    ConnectionLostError,
+    IncompleteStreamError,
+    TransportError,
 )
-from ag_ui.client.versions import warn_about_producer_declaration
-from ag_ui.core.errors import RunError
-from ag_ui.core.types import Message, RunAgentInput, ToolCall
+from ag_ui.core.events import Event
+from ag_ui.core.types import RunAgentInput
+from ag_ui.verify import StreamVerifier
 
-__all__ = ["RunProcessor", "finalize_run", "initialize_run", "report_failure"]
+__all__ = ["EventSource", "Run", "RunSlot"]
 
-_MESSAGE_EVENTS = frozenset(
-    {
-        "TEXT_MESSAGE_START",
-        "TEXT_MESSAGE_CONTENT",
-        "TEXT_MESSAGE_END",
-        "TOOL_CALL_START",
-        "TOOL_CALL_ARGS",
-        "TOOL_CALL_END",
-        "TOOL_CALL_RESULT",
-        "MESSAGES_SNAPSHOT",
-        "ACTIVITY_SNAPSHOT",
-        "ACTIVITY_DELTA",
-        "REASONING_MESSAGE_START",
-        "REASONING_MESSAGE_CONTENT",
-        "REASONING_MESSAGE_END",
-        "REASONING_ENCRYPTED_VALUE",
-        "RUN_STARTED",
-    }
-)
-_STATE_EVENTS = frozenset({"STATE_SNAPSHOT", "STATE_DELTA"})
-_NEW_MESSAGE_EVENTS = frozenset({"TEXT_MESSAGE_END", "REASONING_MESSAGE_END", "TOOL_CALL_RESULT"})
+EventSource = Callable[[RunAgentInput], AsyncIterator[AnyEvent]]
+"""Where a run's raw events come from, given the input it sends (the middleware chain over
+the HTTP request, or the connect endpoint)."""
 
 
-def _message(state: AgentState, message_id: Optional[str]) -> Optional[dict[str, Any]]:
-    if message_id is None:
-        return None
-    position = state.message_position(message_id)
-    return state.messages[position] if position >= 0 else None
+class RunSlot:
+    """An agent runs one run at a time: ``current`` is the active one, ``last`` the latest."""
+
+    def __init__(self) -> None:
+        self.current: Optional[Run] = None
+        self.last: Optional[Run] = None
+
+    def enter(self, run: Run) -> None:
+        if self.current is not None:
+            raise AGUIError("this agent is already running; clone() it for concurrent runs")
+        self.current = self.last = run
+
+    def leave(self, run: Run) -> None:
+        if self.current is run:
+            self.current = None
 
 
-def _tool_call(state: AgentState, tool_call_id: str) -> Optional[dict[str, Any]]:
-    for message in reversed(state.messages):
-        for call in message.get("toolCalls") or ():
-            if call.get("id") == tool_call_id:
-                found: dict[str, Any] = call
-                return found
-    return None
+def _stage_logger(log: DebugLog) -> Callable[[str, Event], None]:
+    def observe(stage: str, event: Event) -> None:
+        if stage == "TRANSFORM":
+            log.event("TRANSFORM", event.type.value, event)
+        else:
+            log.event("VERIFY", "Event:", event)
+
+    return observe
 
 
-def _text(message: Optional[dict[str, Any]]) -> str:
-    content = message.get("content") if message is not None else None
-    return content if isinstance(content, str) else ""
+class Run:
+    """One run: ``events()`` runs it (once) and yields its processed events; ``result`` is
+    its ``RunAgentResult`` from the moment the input is prepared.
 
-
-def _typed(message: Optional[dict[str, Any]]) -> Optional[Message]:
-    return MESSAGE_ADAPTER.validate_python(message) if message is not None else None
-
-
-def _parse_args(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-class RunProcessor:
-    """Feeds each verified event through subscribers and the reducer, and keeps the books.
-
-    ``run_ended`` follows the last run in the stream (several sequential runs are legal).
+    ``prepare`` builds the input (it may raise, e.g. ``InterruptError``, before anything is
+    sent); ``source`` gives the raw events for that input. ``joins_mid_run`` skips the sequence
+    verifier, which would miss the run's opening events (the server's guard verified them).
     """
 
     def __init__(
-        self, agent: Any, subscribers: list[Any], input: RunAgentInput, result: RunAgentResult
+        self,
+        owner: AgentView,
+        *,
+        conversation: Conversation,
+        config: HttpConfig,
+        subscribers: list[object],
+        slot: RunSlot,
+        prepare: Callable[[], RunAgentInput],
+        source: EventSource,
+        joins_mid_run: bool = False,
     ) -> None:
-        self.agent = agent
+        self.owner = owner
+        self.conversation = conversation
+        self.config = config
         self.subscribers = subscribers
-        self.input = input
-        self.result = result
-        self.count = 0
-        self.last_type: Optional[str] = None
-        self.run_ended = False
-        self.patch_errors: list[PatchError] = []
-        self._answered: dict[str, bool] = {}  # tool calls started this run -> got a result
-        self._error: Optional[RunError] = None
-        self._callbacks = {
-            name for s in subscribers for name in CALLBACK_NAMES if getattr(s, name, None)
-        }
+        self.signal = AbortSignal()
+        self.result: Optional[RunAgentResult] = None
+        self.reconnects = 0
+        self._slot = slot
+        self._prepare = prepare
+        self._source = source
+        self._joins_mid_run = joins_mid_run
+        self._log = config.debug_log
 
-    def raise_if_failed(self) -> None:
-        """Raise the agent's RUN_ERROR as ``RunError`` (called after subscribers saw it)."""
-        if self._error is not None:
-            raise self._error
+    async def reconnected(self, reconnect: Reconnect) -> None:
+        """Count a reconnect, log it and tell the configured ``on_reconnect``."""
+        self.reconnects += 1
+        if self._log is not None:
+            self._log.lifecycle(
+                "LIFECYCLE",
+                "Reconnecting:",
+                attempt=reconnect.attempt,
+                lastEventId=reconnect.last_event_id,
+                delay=round(reconnect.delay, 3),
+                error=str(reconnect.error),
+            )
+        callback = self.config.on_reconnect
+        if callback is not None:
+            outcome = callback(reconnect)
+            if inspect.isawaitable(outcome):
+                await outcome
 
-    def describe_incomplete(self) -> str:
-        if not self.count:
-            return "the stream ended before any event arrived (expected RUN_STARTED)"
-        return (
-            f"the stream ended after {self.count} event(s) without RUN_FINISHED or RUN_ERROR "
-            f"(last event: {self.last_type}); the agent or a proxy cut the response short"
-        )
-
-    async def process(self, event: Any) -> None:
-        kind: str = event.type.value
-        self.count += 1
-        self.last_type = kind
-        if kind == "RUN_STARTED":
-            self.run_ended = False
-            self._answered.clear()
-            warn_about_producer_declaration(event.protocol_version)
-        elif kind == "TOOL_CALL_START":
-            self._answered[event.tool_call_id] = False
-        elif kind == "TOOL_CALL_RESULT":
-            self._answered[event.tool_call_id] = True
-        params: Optional[SubscriberParams] = None
-        if kind == "RUN_FINISHED":
-            params = SubscriberParams(self.agent, self.input, event=event)
-            self._finish_params(params, event)
-        stopped = messages_changed = state_changed = False
-        if self._callbacks:
-            params = params or SubscriberParams(self.agent, self.input, event=event)
-            if "on_event" in self._callbacks:
-                outcome = await run_subscribers(self.subscribers, "on_event", params)
-                messages_changed, state_changed = outcome.messages_changed, outcome.state_changed
-                stopped = outcome.stopped
-            name = callback_name_for(kind)
-            if not stopped and name in self._callbacks:
-                self._event_params(params, kind, event)
-                outcome = await run_subscribers(self.subscribers, name, params)
-                messages_changed = messages_changed or outcome.messages_changed
-                state_changed = state_changed or outcome.state_changed
-                stopped = outcome.stopped
-        existed = kind == "ACTIVITY_SNAPSHOT" and (
-            _message(self.agent._agent_state, event.message_id) is not None
-        )
-        log = self.agent.debug_log
-        if log is not None:
-            if stopped:
-                log.event("APPLY", "Event dropped:", event, reason="stop_propagation by subscriber")
-            else:
-                log.event("APPLY", "Event applied:", event, subscribers=len(self.subscribers))
-        if not stopped:
-            self._apply(event)
-            messages_changed = messages_changed or kind in _MESSAGE_EVENTS
-            state_changed = state_changed or kind in _STATE_EVENTS
-        if kind == "RUN_FINISHED":
-            assert params is not None
-            self._record_finish(params, stopped)
-        elif kind == "RUN_ERROR":
-            self.run_ended = True
-            self._error = RunError(event.message, code=event.code)
-        if self._callbacks:
-            await self._notify(kind, event, messages_changed, state_changed, existed)
-
-    def _apply(self, event: Any) -> None:
+    async def events(self) -> AsyncGenerator[Event, None]:
+        """Run, yielding each event once subscribers and the reducer have handled it."""
+        self._slot.enter(self)
         try:
-            self.agent._agent_state = apply_event(self.agent._agent_state, event)
-        except PatchError as error:
-            # As in TypeScript: a patch that does not apply is skipped, the run continues.
-            self.agent._agent_state = error.agent_state
-            self.patch_errors.append(error)
-            warnings.warn(
-                f"{event.type.value} could not be applied and was skipped: {error}",
-                PatchFailedWarning,
-                stacklevel=2,
-            )
-
-    def _event_params(self, params: SubscriberParams, kind: str, event: Any) -> None:
-        state = self.agent._agent_state
-        if kind in ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"):
-            params.text_message_buffer = _text(_message(state, event.message_id))
-        elif kind in ("REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END"):
-            params.reasoning_message_buffer = _text(_message(state, event.message_id))
-        elif kind in ("TOOL_CALL_ARGS", "TOOL_CALL_END"):
-            call = _tool_call(state, event.tool_call_id)
-            function = call.get("function", {}) if call is not None else {}
-            buffer = function.get("arguments", "")
-            params.tool_call_name = function.get("name")
-            if kind == "TOOL_CALL_ARGS":
-                params.tool_call_buffer = buffer
-                params.partial_tool_call_args = parse_partial_object(buffer)
-            else:
-                params.tool_call_args = _parse_args(buffer)
-        elif kind in ("ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"):
-            existing = _typed(_message(state, event.message_id))
-            params.existing_message = existing
-            if existing is not None and existing.role == "activity":
-                params.activity_message = existing
-
-    def _finish_params(self, params: SubscriberParams, event: Any) -> None:
-        outcome = event.outcome
-        if outcome is not None and outcome.type == "interrupt":
-            params.outcome = "interrupt"
-            params.interrupts = list(outcome.interrupts)
-        elif outcome is not None and outcome.type == "cancelled":
-            params.outcome = "cancelled"
-        else:
-            params.outcome = "success"
-            params.result = event.result
-            listed = getattr(outcome, "pending_tool_call_ids", None)
-            params.pending_tool_call_ids = (
-                list(listed)
-                if listed
-                else [call_id for call_id, answered in self._answered.items() if not answered]
-            )
-
-    def _record_finish(self, params: SubscriberParams, stopped: bool) -> None:
-        self.run_ended = True
-        result = self.result
-        result.finished = True
-        result.outcome = params.event.outcome
-        result.result = params.result
-        result.interrupts = list(params.interrupts)
-        result.pending_tool_call_ids = list(params.pending_tool_call_ids)
-        if not stopped:
-            self.agent.pending_interrupts = [i.model_copy(deep=True) for i in params.interrupts]
-
-    async def _notify(
-        self, kind: str, event: Any, messages_changed: bool, state_changed: bool, existed: bool
-    ) -> None:
-        callbacks = self._callbacks
-        if messages_changed and "on_messages_changed" in callbacks:
-            params = SubscriberParams(self.agent, self.input)
-            await run_subscribers(self.subscribers, "on_messages_changed", params)
-        if state_changed and "on_state_changed" in callbacks:
-            params = SubscriberParams(self.agent, self.input)
-            await run_subscribers(self.subscribers, "on_state_changed", params)
-        if "on_new_message" in callbacks and (
-            kind in _NEW_MESSAGE_EVENTS or (kind == "ACTIVITY_SNAPSHOT" and not existed)
-        ):
-            message = _typed(_message(self.agent._agent_state, event.message_id))
-            if message is not None:
-                params = SubscriberParams(self.agent, self.input, message=message)
-                await run_subscribers(self.subscribers, "on_new_message", params)
-        if kind == "TOOL_CALL_END" and "on_new_tool_call" in callbacks:
-            call = _tool_call(self.agent._agent_state, event.tool_call_id)
-            if call is not None:
-                params = SubscriberParams(
-                    self.agent, self.input, tool_call=ToolCall.model_validate(call)
+            self.conversation.sync_typed_messages()
+            input = self._prepare()
+            result = self.result = RunAgentResult(run_id=input.run_id)
+            known_ids = {message["id"] for message in self.conversation.agent_state.messages}
+            log = self._log
+            processor: Optional[EventProcessor] = None
+            failure: Optional[BaseException] = None
+            if log is not None:
+                log.lifecycle(
+                    "LIFECYCLE",
+                    "Run started:",
+                    agentId=self.owner.agent_id,
+                    threadId=self.owner.thread_id,
+                    runId=input.run_id,
                 )
-                await run_subscribers(self.subscribers, "on_new_tool_call", params)
+            try:
+                input = await self._initialize(input)
+                stream = StreamVerifier(
+                    verify=self.config.strict and not self._joins_mid_run,
+                    strict_end=False,  # the end is checked below (IncompleteStreamError)
+                    observer=None if log is None else _stage_logger(log),
+                )
+                processor = EventProcessor(
+                    self.owner, self.conversation, self.subscribers, input, result, debug=log
+                )
+                source = self._source(input)
+                async with closing(source):
+                    async for raw in source:
+                        for event in stream.expand(raw):
+                            stream.check(event)
+                            await processor.process(event)
+                            yield event
+                            if processor.error is not None:
+                                raise processor.error  # after the subscribers saw RUN_ERROR
+                if self.signal.aborted:
+                    result.aborted = True
+                elif not processor.run_ended:
+                    raise IncompleteStreamError(
+                        processor.describe_incomplete(), events_received=processor.count
+                    )
+                else:
+                    stream.finish()
+            except Exception as exc:
+                failure = self._failure(exc, processor)
+                if failure is not None:
+                    if not await self._report_failure(failure, input):
+                        if failure is exc:
+                            raise
+                        raise failure from exc
+                    result.error = failure
+            finally:
+                result.reconnects = self.reconnects
+                new = [m for m in self.conversation.messages if m.id not in known_ids]
+                result.new_messages = new
+                if log is not None:
+                    self._log_end(log, result, failure)
+                # Shielded: on_run_finalized runs even when the task is being cancelled.
+                with anyio.CancelScope(shield=True):
+                    await self._lifecycle("on_run_finalized", SubscriberParams(self.owner, input))
+        finally:
+            self._slot.leave(self)
 
+    def _failure(
+        self, error: Exception, processor: Optional[EventProcessor]
+    ) -> Optional[BaseException]:
+        """What ``error`` means for the run; ``None`` when nothing was lost."""
+        if isinstance(error, ConnectionLostError):
+            # The connection broke. After a terminal event nothing was lost: the run stands.
+            if processor is not None and processor.run_ended:
+                return None
+            cut = IncompleteStreamError(
+                f"{processor.describe_incomplete() if processor else 'no events'}: {error}",
+                events_received=processor.count if processor else 0,
+            )
+            cut.__cause__ = error
+            return cut
+        if self.signal.aborted and isinstance(error, TransportError):
+            assert self.result is not None
+            self.result.aborted = True
+            return None
+        return error
 
-async def initialize_run(agent: Any, input: RunAgentInput, subscribers: list[Any]) -> RunAgentInput:
-    """Run ``on_run_initialized``; a mutation there changes what is sent."""
-    if not subscribers:
-        return input
-    params = SubscriberParams(agent, input)
-    outcome = await run_subscribers(subscribers, "on_run_initialized", params)
-    if not (outcome.messages_changed or outcome.state_changed):
-        return input
-    fields = input.model_dump(by_alias=True, mode="json")
-    fields["messages"] = [m for m in agent.agent_state.messages if m.get("role") != "activity"]
-    fields["state"] = copy.deepcopy(agent.state)
-    return RunAgentInput.model_validate(fields)
+    async def _lifecycle(self, name: str, params: SubscriberParams) -> tuple[bool, bool]:
+        """Run a lifecycle callback; (stopped, messages or state changed)."""
+        if not self.subscribers:
+            return False, False
+        assert self.result is not None
+        outcome = await run_subscribers(
+            self.subscribers,
+            name,
+            params,
+            target=self.conversation,
+            errors=self.result.subscriber_errors,
+        )
+        return outcome.stopped, outcome.messages_changed or outcome.state_changed
 
+    async def _initialize(self, input: RunAgentInput) -> RunAgentInput:
+        """``on_run_initialized``; a mutation there changes what is sent."""
+        params = SubscriberParams(self.owner, input)
+        _, changed = await self._lifecycle("on_run_initialized", params)
+        if not changed:
+            return input
+        fields = input.model_dump(by_alias=True, mode="json")
+        agent_state = self.conversation.agent_state
+        fields["messages"] = [m for m in agent_state.messages if m.get("role") != "activity"]
+        fields["state"] = copy.deepcopy(agent_state.state)
+        return RunAgentInput.model_validate(fields)
 
-async def report_failure(
-    agent: Any, error: BaseException, input: RunAgentInput, subscribers: list[Any]
-) -> bool:
-    """Run ``on_run_failed``; True when a subscriber swallowed the error."""
-    if not subscribers:
-        return False
-    params = SubscriberParams(agent, input, error=error)
-    outcome = await run_subscribers(subscribers, "on_run_failed", params)
-    return outcome.stopped
+    async def _report_failure(self, error: BaseException, input: RunAgentInput) -> bool:
+        """``on_run_failed``; True when a subscriber swallowed the error."""
+        stopped, _ = await self._lifecycle(
+            "on_run_failed", SubscriberParams(self.owner, input, error=error)
+        )
+        return stopped
 
-
-async def finalize_run(agent: Any, input: RunAgentInput, subscribers: list[Any]) -> None:
-    """Run ``on_run_finalized`` (after success and failure alike)."""
-    if not subscribers:
-        return
-    await run_subscribers(subscribers, "on_run_finalized", SubscriberParams(agent, input))
+    def _log_end(
+        self, log: DebugLog, result: RunAgentResult, failure: Optional[BaseException]
+    ) -> None:
+        # As in TypeScript, "finished" closes every run, after "errored" when it failed.
+        agent_id = self.owner.agent_id
+        if failure is not None:
+            log.lifecycle("LIFECYCLE", "Run errored:", agentId=agent_id, error=str(failure))
+        elif result.aborted:
+            log.lifecycle("LIFECYCLE", "Run aborted:", agentId=agent_id)
+        log.lifecycle(
+            "LIFECYCLE",
+            "Run finished:",
+            agentId=agent_id,
+            threadId=self.owner.thread_id,
+            runId=result.run_id,
+        )

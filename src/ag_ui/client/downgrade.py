@@ -25,7 +25,8 @@ import warnings
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ag_ui.client.middleware import Middleware, NextAgent
+from ag_ui.client._middleware import Middleware, NextAgent
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.verify._downgrade import (
@@ -68,7 +69,7 @@ class SubagentDowngradeMiddleware(Middleware):
         fields = _wire_input(input)
         fields["messages"] = unattributed_list(fields["messages"])[0]
         async for event in next.run(RunAgentInput.model_validate(fields)):
-            kind = getattr(event.type, "value", event.type)
+            kind = event_type_name(event)
             if kind in SUBAGENT_LIFECYCLE:
                 warnings.warn(
                     f"dropped {kind}: the agent is pinned to a protocol before subagents",

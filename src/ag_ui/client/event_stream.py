@@ -1,56 +1,11 @@
-"""``AgentEventStream``: the events of one run, as an async iterator and context manager."""
+"""Kept importable: ``ag_ui.client.event_stream`` became ``ag_ui.client._event_stream``.
 
-from __future__ import annotations
+Import these names from ``ag_ui.client``, the client's one public surface.
+"""
 
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any, Optional, TypeVar
-
-from ag_ui.client.result import RunAgentResult
+from ag_ui.client._event_stream import (
+    AgentEventStream,
+)
+from ag_ui.core._aiter import closing
 
 __all__ = ["AgentEventStream", "closing"]
-
-_T = TypeVar("_T")
-
-
-class AgentEventStream:
-    """The events of one run: an async iterator and an async context manager.
-
-    ``result`` is set once the run ended; errors surface from the iteration.
-    """
-
-    def __init__(self, agent: Any, parameters: dict[str, Any], subscriber: Any) -> None:
-        self._record: list[RunAgentResult] = []
-        self._events = agent._run(parameters, subscriber, self._record)
-
-    @property
-    def result(self) -> Optional[RunAgentResult]:
-        return self._record[0] if self._record else None
-
-    def __aiter__(self) -> AgentEventStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        return await self._events.__anext__()
-
-    async def aclose(self) -> None:
-        """Stop the run and close the connection."""
-        await self._events.aclose()
-
-    async def __aenter__(self) -> AgentEventStream:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-
-@asynccontextmanager
-async def closing(iterator: AsyncIterator[_T]) -> AsyncGenerator[AsyncIterator[_T], None]:
-    """Close an async iterator on exit if it can be closed (middleware may return plain
-    iterators); closing the generator chain is what releases the HTTP connection."""
-    try:
-        yield iterator
-    finally:
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            await aclose()

@@ -1,22 +1,16 @@
-"""Middleware: functions between the agent's event source and the client pipeline (§6.8).
+"""Kept importable: ``ag_ui.client.middleware`` became ``ag_ui.client._middleware``.
 
-A middleware sees the run input and the next layer, and returns the events it wants the layer
-above to see. ``agent.use(a, b, c)`` runs a -> b -> c -> transport, events flow back c -> b -> a.
-
->>> async def log_types(input, next):
-...     async for event in next.run(input):
-...         print(event.type)
-...         yield event
->>> # agent.use(log_types, FilterToolCallsMiddleware(disallowed_tool_calls=["rm"]))
+Import these names from ``ag_ui.client``, the client's one public surface.
 """
 
-from __future__ import annotations
-
-from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any, Optional, Protocol, Union
-
-from ag_ui.core.decoding import AnyEvent
-from ag_ui.core.types import RunAgentInput
+from ag_ui.client._middleware import (
+    FilterToolCallsMiddleware,
+    FunctionMiddleware,
+    Middleware,
+    MiddlewareFunction,
+    NextAgent,
+    chain,
+)
 
 __all__ = [
     "FilterToolCallsMiddleware",
@@ -26,110 +20,3 @@ __all__ = [
     "NextAgent",
     "chain",
 ]
-
-
-class NextAgent(Protocol):
-    """The layer below a middleware: anything with ``run(input) -> async iterator of events``."""
-
-    def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]: ...
-
-
-MiddlewareFunction = Callable[[RunAgentInput, NextAgent], AsyncIterator[AnyEvent]]
-
-
-class Middleware:
-    """Subclass and override ``run``; the default passes everything through."""
-
-    def run(self, input: RunAgentInput, next: NextAgent) -> AsyncIterator[AnyEvent]:
-        return next.run(input)
-
-
-class FunctionMiddleware(Middleware):
-    """Wraps an async-generator function ``fn(input, next)`` as a middleware."""
-
-    def __init__(self, function: MiddlewareFunction) -> None:
-        self.function = function
-
-    def run(self, input: RunAgentInput, next: NextAgent) -> AsyncIterator[AnyEvent]:
-        return self.function(input, next)
-
-
-class FilterToolCallsMiddleware(Middleware):
-    """Drops tool calls by name: give exactly one of ``allowed_tool_calls`` or
-    ``disallowed_tool_calls``.
-
-    Removes TOOL_CALL_START (and TOOL_CALL_CHUNK openers) of filtered tools and every later
-    ARGS/END/RESULT/CHUNK of their ids; the blocked set resets at each RUN_STARTED. It only
-    filters what the client sees; the agent still ran the call.
-    """
-
-    def __init__(
-        self,
-        *,
-        allowed_tool_calls: Optional[Iterable[str]] = None,
-        disallowed_tool_calls: Optional[Iterable[str]] = None,
-    ) -> None:
-        if allowed_tool_calls is not None and disallowed_tool_calls is not None:
-            raise ValueError("give allowed_tool_calls or disallowed_tool_calls, not both")
-        if allowed_tool_calls is None and disallowed_tool_calls is None:
-            raise ValueError("give allowed_tool_calls or disallowed_tool_calls")
-        self.allowed = None if allowed_tool_calls is None else frozenset(allowed_tool_calls)
-        self.disallowed = (
-            None if disallowed_tool_calls is None else frozenset(disallowed_tool_calls)
-        )
-
-    def blocks(self, tool_name: str) -> bool:
-        """True when calls to ``tool_name`` are filtered out."""
-        if self.allowed is not None:
-            return tool_name not in self.allowed
-        return self.disallowed is not None and tool_name in self.disallowed
-
-    async def run(self, input: RunAgentInput, next: NextAgent) -> AsyncIterator[AnyEvent]:
-        blocked: set[str] = set()
-        async for event in next.run(input):
-            kind = getattr(event.type, "value", event.type)
-            if kind == "RUN_STARTED":
-                blocked.clear()
-            elif kind in ("TOOL_CALL_START", "TOOL_CALL_CHUNK"):
-                name = getattr(event, "tool_call_name", None)
-                call_id = getattr(event, "tool_call_id", None)
-                if name is not None and self.blocks(name):
-                    if call_id is not None:
-                        blocked.add(call_id)
-                    continue
-                if call_id in blocked:
-                    continue
-            elif (
-                kind in ("TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT")
-                and getattr(event, "tool_call_id", None) in blocked
-            ):
-                continue
-            yield event
-
-
-MiddlewareLike = Union[Middleware, MiddlewareFunction]
-
-
-def _as_middleware(middleware: MiddlewareLike) -> Middleware:
-    if isinstance(middleware, Middleware):
-        return middleware
-    if callable(middleware):
-        return FunctionMiddleware(middleware)
-    raise TypeError(f"not a middleware: {middleware!r}")
-
-
-class _Link:
-    def __init__(self, middleware: Middleware, next: NextAgent) -> None:
-        self.middleware = middleware
-        self.next = next
-
-    def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
-        return self.middleware.run(input, self.next)
-
-
-def chain(middlewares: Iterable[Any], innermost: NextAgent) -> NextAgent:
-    """Fold middlewares around ``innermost``; the first one is the outermost."""
-    layer = innermost
-    for middleware in reversed(list(middlewares)):
-        layer = _Link(_as_middleware(middleware), layer)
-    return layer

@@ -1,45 +1,10 @@
-"""What a finished run hands back."""
+"""Kept importable: ``ag_ui.client.result`` became ``ag_ui.client._result``.
 
-from __future__ import annotations
+Import these names from ``ag_ui.client``, the client's one public surface.
+"""
 
-from dataclasses import dataclass, field
-from typing import Any, Optional
-
-from ag_ui.core.events import RunFinishedOutcome
-from ag_ui.core.types import Interrupt, Message
+from ag_ui.client._result import (
+    RunAgentResult,
+)
 
 __all__ = ["RunAgentResult"]
-
-
-@dataclass
-class RunAgentResult:
-    """The outcome of ``HttpAgent.run_agent``.
-
-    ``new_messages`` are the messages whose ids were not in ``agent.messages`` before the run.
-    ``outcome`` is RUN_FINISHED's outcome (``None`` = success), ``result`` its ``result`` on
-    success, ``interrupts`` what the run left open (pass answers as ``resume=`` next time) and
-    ``pending_tool_call_ids`` the tool calls it left for the application to answer.
-    ``aborted`` is true when ``abort_run()`` stopped the run; ``error`` holds a failure that an
-    ``on_run_failed`` subscriber chose to swallow (``stop_propagation``). ``reconnects``
-    counts the automatic reconnects to a detached run (docs/resume.md).
-    """
-
-    run_id: str
-    new_messages: list[Message] = field(default_factory=list)
-    outcome: Optional[RunFinishedOutcome] = None
-    result: Any = None
-    interrupts: list[Interrupt] = field(default_factory=list)
-    pending_tool_call_ids: list[str] = field(default_factory=list)
-    aborted: bool = False
-    error: Optional[BaseException] = None
-    finished: bool = False
-    reconnects: int = 0
-
-    @property
-    def outcome_type(self) -> str:
-        """``"success"``, ``"interrupt"``, ``"cancelled"``, ``"aborted"`` or ``"error"``."""
-        if self.aborted:
-            return "aborted"
-        if self.error is not None or not self.finished:
-            return "error"
-        return "success" if self.outcome is None else self.outcome.type

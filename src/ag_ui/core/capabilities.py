@@ -10,6 +10,7 @@ from typing import Annotated, Any, Dict, List, Optional
 from pydantic import AliasChoices, Field
 
 from ag_ui.core._base import AGUIModel
+from ag_ui.core._wire import MAX_SAFE_INTEGER
 from ag_ui.core.types import Metadata, Tool
 
 __all__ = [
@@ -30,7 +31,7 @@ __all__ = [
     "TransportCapabilities",
 ]
 
-_Count = Annotated[int, Field(ge=0, le=2**53 - 1)]
+_Count = Annotated[int, Field(ge=0, le=MAX_SAFE_INTEGER)]
 
 
 class SubagentInfo(AGUIModel):

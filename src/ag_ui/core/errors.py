@@ -15,7 +15,8 @@
     │   ├── EventSequenceError               a §5 verification rule (``rule`` = "T1", "F5", ...)
     │   ├── UnterminatedRunError             the stream stopped inside a run (strict finish)
     │   ├── ChunkExpansionError              a *_CHUNK event cannot be expanded (§6.3)
-    │   ├── SequenceViolation                the server's guard refused an agent's event
+    │   ├── SequenceViolationError           the server's guard refused an agent's event
+    │   │                                    (``SequenceViolation`` is the old name)
     │   └── RunEndedError                    an agent emitted after its run's terminal event
     ├── PatchError                           a JSON Patch (RFC 6902) cannot be applied
     ├── RequestRejectedError                 the server refuses a request (carries status, code)
@@ -23,10 +24,12 @@
     │   ├── HTTPStatusError                  a non-2xx answer (carries status and parsed body)
     │   ├── ContentTypeError                 a 2xx answer that is not an event stream
     │   ├── IncompleteStreamError            the stream ended without RUN_FINISHED/RUN_ERROR
-    │   │   └── ConnectionLostError          the connection broke mid-stream (ag_ui.client;
-    │   │                                    a detached run's client reconnects first)
+    │   │   └── ConnectionLostError          the connection broke mid-stream (a detached
+    │   │                                    run's client reconnects first)
     │   └── IdleTimeoutError                 no event (nor keepalive) within the idle timeout
     ├── RunError                             the agent reported RUN_ERROR (carries ``code``)
+    ├── SubscriberError                      a client subscriber's callback raised (logged and
+    │                                        kept in ``RunAgentResult.subscriber_errors``)
     ├── RunNotFoundError                     (ag_ui.store) unknown, expired or evicted run
     ├── HistoryTrimmedError                  (ag_ui.store) the events asked for were trimmed
     ├── StoreFullError                       (ag_ui.store) every run slot holds a running run
@@ -46,6 +49,7 @@ __all__ = [
     "AGUIError",
     "AGUIValidationError",
     "ChunkExpansionError",
+    "ConnectionLostError",
     "ContentTypeError",
     "DecodeError",
     "EncodingError",
@@ -63,6 +67,8 @@ __all__ = [
     "RunEndedError",
     "RunError",
     "SequenceViolation",
+    "SequenceViolationError",
+    "SubscriberError",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventArmError",
@@ -101,9 +107,9 @@ class UnknownEventTypeError(AGUIValidationError):
     Consumers skip such events (with a warning) instead of failing the stream.
     """
 
-    def __init__(self, event_type: object) -> None:
+    def __init__(self, event_type: object, *, problem: Optional[str] = None) -> None:
         self.event_type = event_type
-        super().__init__("event", [f'unknown event type "{event_type}"'])
+        super().__init__("event", [problem or f'unknown event type "{event_type}"'])
 
 
 class EncodingError(AGUIError, TypeError, ValueError):
@@ -119,7 +125,9 @@ class DecodeError(AGUIError):
     def __init__(self, message: str, *, frame_index: Optional[int] = None) -> None:
         self.frame_index = frame_index
         where = f"frame {frame_index}: " if frame_index is not None else ""
-        super().__init__(f"{where}{message}")
+        # Not super(): in ``UnknownEventArmError`` the next class of the MRO is
+        # ``UnknownEventTypeError``, whose constructor takes an event type, not a message.
+        AGUIError.__init__(self, f"{where}{message}")
 
 
 class FrameTooLargeError(DecodeError):
@@ -189,16 +197,14 @@ class UnknownEventArmError(DecodeError, UnknownEventTypeError):
 
     def __init__(self, field_numbers: Sequence[int], *, frame_index: Optional[int] = None) -> None:
         self.field_numbers: tuple[int, ...] = tuple(field_numbers)
-        self.frame_index = frame_index
-        self.event_type = None
-        self.what = "event"
         arms = ", ".join(str(number) for number in self.field_numbers)
-        self.problems = (f"unknown protobuf event arm {arms}",)
-        where = f"frame {frame_index}: " if frame_index is not None else ""
-        Exception.__init__(
+        # Each parent sets its own fields; the decode error's message (set last) is the one shown.
+        UnknownEventTypeError.__init__(self, None, problem=f"unknown protobuf event arm {arms}")
+        DecodeError.__init__(
             self,
-            f"{where}the envelope carries only unknown event arm(s) {arms} "
+            f"the envelope carries only unknown event arm(s) {arms} "
             "(an event from a newer protocol version?); skip the frame",
+            frame_index=frame_index,
         )
 
 
@@ -262,7 +268,7 @@ class PatchError(AGUIError):
         super().__init__(f"operation {operation_index}: {message}")
 
 
-class SequenceViolation(ProtocolError):
+class SequenceViolationError(ProtocolError):
     """Raised into a served agent when the server's guard refuses one of its events.
 
     The event was not sent and the run is over (the server sent ``RUN_ERROR`` naming the rule).
@@ -277,6 +283,10 @@ class SequenceViolation(ProtocolError):
             event_type=cause.event_type,
             ids=cause.ids,
         )
+
+
+SequenceViolation = SequenceViolationError
+"""The former name of ``SequenceViolationError`` (kept importable)."""
 
 
 class RunEndedError(ProtocolError):
@@ -353,6 +363,15 @@ class IncompleteStreamError(TransportError):
         super().__init__(message)
 
 
+class ConnectionLostError(IncompleteStreamError):
+    """The connection broke after the event stream had started (the agent or a proxy died).
+
+    The client reconnects to a detached run first (docs/resume.md); a run that still lost
+    events ends with an ``IncompleteStreamError`` saying what was received, unless a terminal
+    event had already arrived (then nothing was lost and the run stands).
+    """
+
+
 class IdleTimeoutError(TransportError):
     """Nothing arrived (no event, no keepalive) within the idle timeout."""
 
@@ -368,6 +387,26 @@ class RunError(AGUIError):
         self.code = code
         self.message = message
         super().__init__(f"[{code}] {message}" if code else message)
+
+
+class SubscriberError(AGUIError):
+    """A client subscriber's callback raised; the run went on without it (as in TypeScript).
+
+    ``callback`` is the callback's name (``"on_text_message_content_event"``), ``subscriber``
+    the object it belongs to; ``__cause__`` is what it raised. The client logs each one at
+    ERROR level on the ``ag_ui.client`` logger and lists them in
+    ``RunAgentResult.subscriber_errors``; raise one to fail on it.
+    """
+
+    def __init__(self, callback: str, subscriber: object, error: BaseException) -> None:
+        self.callback = callback
+        self.subscriber = subscriber
+        self.error = error
+        super().__init__(
+            f"subscriber {type(subscriber).__name__}.{callback} raised "
+            f"{type(error).__name__}: {error}"
+        )
+        self.__cause__ = error
 
 
 class InterruptError(AGUIError):

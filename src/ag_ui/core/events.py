@@ -12,6 +12,7 @@ from typing import Annotated, Any, Dict, List, Literal, Optional, Type, Union
 from pydantic import AfterValidator, Field, TypeAdapter
 
 from ag_ui.core._base import AGUIModel, ConfiguredBaseModel, GeneratedBaseModel
+from ag_ui.core._wire import MAX_SAFE_INTEGER
 from ag_ui.core.outcomes import (
     RunFinishedCancelledOutcome,
     RunFinishedInterruptOutcome,
@@ -81,8 +82,6 @@ __all__ = [
     "ToolCallResultEvent",
     "ToolCallStartEvent",
 ]
-
-_MAX_SAFE_INTEGER = 2**53 - 1
 
 ReasoningEncryptedValueSubtype = Literal["tool-call", "message"]
 ReasoningMessageRole = Literal["reasoning"]
@@ -165,7 +164,7 @@ class BaseEvent(AGUIModel):
     """Fields every event carries."""
 
     type: EventType
-    timestamp: Optional[Annotated[int, Field(ge=-_MAX_SAFE_INTEGER, le=_MAX_SAFE_INTEGER)]] = None
+    timestamp: Optional[Annotated[int, Field(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]] = None
     raw_event: Optional[Any] = None
     metadata: Optional[Metadata] = None
 

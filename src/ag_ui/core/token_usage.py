@@ -13,11 +13,11 @@ from typing import Annotated, Any, Optional
 from pydantic import Field
 
 from ag_ui.core._base import AGUIModel
+from ag_ui.core._wire import MAX_SAFE_INTEGER
 
 __all__ = ["TokenUsage", "aggregate_token_usage", "token_usage_from_langchain_metadata"]
 
-_MAX_SAFE_INTEGER = 2**53 - 1
-_Count = Annotated[int, Field(ge=0, le=_MAX_SAFE_INTEGER)]
+_Count = Annotated[int, Field(ge=0, le=MAX_SAFE_INTEGER)]
 _COUNT_FIELDS = (
     "input_tokens",
     "output_tokens",
@@ -45,7 +45,7 @@ def _count(value: Any) -> Optional[int]:
     # bool is an int subclass; a count of True is a bug upstream, not a number.
     if isinstance(value, bool) or not isinstance(value, int):
         return None
-    return value if 0 <= value <= _MAX_SAFE_INTEGER else None
+    return value if 0 <= value <= MAX_SAFE_INTEGER else None
 
 
 def token_usage_from_langchain_metadata(

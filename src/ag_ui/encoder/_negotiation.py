@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["AGUI_MEDIA_TYPE", "SSE_MEDIA_TYPE", "negotiate_media_type", "parse_accept"]
+from ag_ui.core._wire import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
 
-AGUI_MEDIA_TYPE = "application/vnd.ag-ui.event+proto"
-SSE_MEDIA_TYPE = "text/event-stream"
+__all__ = ["AGUI_MEDIA_TYPE", "SSE_MEDIA_TYPE", "negotiate_media_type", "parse_accept"]
 
 
 def _split_outside_quotes(text: str, separator: str) -> list[str]:

@@ -30,13 +30,13 @@ except Exception as exc:  # protobuf's VersionError when the runtime predates th
     ) from exc
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
+from ag_ui.core._wire import AGUI_MEDIA_TYPE
 from ag_ui.core.errors import (
     FrameTooLargeError,
     MalformedFrameError,
     TruncatedFrameError,
     UnknownEventArmError,
 )
-from ag_ui.encoder._negotiation import AGUI_MEDIA_TYPE
 from ag_ui.proto._codec import decode_event, encode_event
 from ag_ui.proto._framing import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_frame
 

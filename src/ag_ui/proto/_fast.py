@@ -36,14 +36,15 @@ from typing import Any, Callable, Optional
 from google.protobuf.descriptor import FieldDescriptor
 from pydantic import BaseModel
 
+from ag_ui.core._wire import MAX_SAFE_INTEGER
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.proto._accelerator import IMPLEMENTATION, speedups
 from ag_ui.proto._generated import events_pb2
 from ag_ui.proto._nested import SPECIAL_FIELDS
+from ag_ui.proto._varint import VarintError, read_varint
 
 __all__ = ["IMPLEMENTATION", "decode_flat", "encode_flat"]
 
-_MAX_SAFE = 2**53 - 1
 _MISSING = object()  # marks a field with a non-None default that did not arrive
 _SMALL_LENGTHS = [bytes([n]) for n in range(128)]
 _new = object.__new__
@@ -64,19 +65,6 @@ def _varint(value: int) -> bytes:
         value >>= 7
     out.append(value)
     return bytes(out)
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = data[pos]  # IndexError past the end: the caller falls back
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise IndexError("varint too long")
 
 
 # Field kinds, as _c/plan.h numbers them (enum FieldKind).
@@ -278,7 +266,7 @@ def install(classes: dict[str, type[BaseEvent]]) -> None:
             _SLOTS["__pydantic_private__"],
         )
     for plan in _PLANS.values():
-        tag, _ = _read_varint(plan.arm_tag, 0)
+        tag, _ = read_varint(plan.arm_tag, 0)
         if plan.python:
             _PLANS_BY_TAG[tag] = plan
         if speedups is not None:
@@ -311,7 +299,7 @@ def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes
         timestamp = event.timestamp
         base = plan.base_type
         if timestamp is not None:
-            if not -_MAX_SAFE <= timestamp <= _MAX_SAFE:
+            if not -MAX_SAFE_INTEGER <= timestamp <= MAX_SAFE_INTEGER:
                 return None
             base += b"\x10" + _varint(timestamp & 0xFFFFFFFFFFFFFFFF)
         out = [b"\x0a", _SMALL_LENGTHS[len(base)], base]
@@ -348,14 +336,14 @@ def decode_flat_python(data: bytes, start: int = 0, end: int = -1) -> Optional[B
         tag = data[start]
         pos = start + 1
         if tag > 0x7F:
-            tag, pos = _read_varint(data, start)
+            tag, pos = read_varint(data, start)
         plan = _PLANS_BY_TAG.get(tag)
         if plan is None:
             return None
         length = data[pos]
         pos += 1
         if length > 0x7F:
-            length, pos = _read_varint(data, pos - 1)
+            length, pos = read_varint(data, pos - 1)
         if pos + length != end or data[pos] != 0x0A:
             return None  # other envelope fields, or base_event not first: the general path
         values: dict[str, Any] = plan.defaults.copy()
@@ -384,14 +372,14 @@ def decode_flat_python(data: bytes, start: int = 0, end: int = -1) -> Optional[B
             size = data[pos + 1]
             pos += 2
             if size > 0x7F:
-                size, pos = _read_varint(data, pos - 1)
+                size, pos = read_varint(data, pos - 1)
             stop = pos + size
             if stop > end:
                 return None
             values[name] = data[pos:stop].decode()
             add(name)
             pos = stop
-    except (IndexError, UnicodeDecodeError):
+    except (IndexError, UnicodeDecodeError, VarintError):
         return None
     # ``values`` started from the defaults, where implicit strings that did not arrive are "".
     if plan.needs_checks and not _complete(plan, values, fields_set):
@@ -424,12 +412,12 @@ def _read_base(data: bytes, pos: int, stop: int, number: int, values: dict[str, 
     while pos < stop:
         tag = data[pos]
         if tag == 0x08:
-            event_type, pos = _read_varint(data, pos + 1)
+            event_type, pos = read_varint(data, pos + 1)
         elif tag == 0x10:
-            timestamp, pos = _read_varint(data, pos + 1)
+            timestamp, pos = read_varint(data, pos + 1)
             if timestamp >= 1 << 63:
                 timestamp -= 1 << 64
-            if not -_MAX_SAFE <= timestamp <= _MAX_SAFE:
+            if not -MAX_SAFE_INTEGER <= timestamp <= MAX_SAFE_INTEGER:
                 return False
             values["timestamp"] = timestamp
         else:

@@ -11,30 +11,16 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from ag_ui.core._wire import MAX_SAFE_INTEGER
+from ag_ui.proto._varint import VarintError, read_varint
+
 __all__ = ["Unreadable", "read_struct", "read_value"]
 
-_MAX_SAFE = 2**53 - 1
 _unpack_double = struct.Struct("<d").unpack_from
 
 
 class Unreadable(Exception):
     """The bytes are not the plain canonical shape this reader handles."""
-
-
-def _length(data: bytes, pos: int) -> tuple[int, int]:
-    byte = data[pos]
-    if byte < 0x80:
-        return byte, pos + 1
-    result = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 35:
-            raise Unreadable("length varint too long")
 
 
 def _value(data: bytes, pos: int, end: int) -> Any:
@@ -45,7 +31,7 @@ def _value(data: bytes, pos: int, end: int) -> Any:
         size = data[pos + 1]
         start = pos + 2
         if size > 0x7F:
-            size, start = _length(data, pos + 1)
+            size, start = read_varint(data, pos + 1)
         if start + size != end:
             raise Unreadable("string_value")
         return data[start:end].decode()
@@ -53,14 +39,14 @@ def _value(data: bytes, pos: int, end: int) -> Any:
         if pos + 9 != end:
             raise Unreadable("number_value")
         number: float = _unpack_double(data, pos + 1)[0]
-        if number.is_integer() and -_MAX_SAFE <= number <= _MAX_SAFE:
+        if number.is_integer() and -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER:
             return int(number)
         return number
     if tag == 0x2A or tag == 0x32:  # struct_value, list_value
         size = data[pos + 1]
         start = pos + 2
         if size > 0x7F:
-            size, start = _length(data, pos + 1)
+            size, start = read_varint(data, pos + 1)
         if start + size != end:
             raise Unreadable("container length")
         return _struct(data, start, end) if tag == 0x2A else _list(data, start, end)
@@ -80,7 +66,7 @@ def _list(data: bytes, pos: int, end: int) -> list[Any]:
         size = data[pos + 1]
         pos += 2
         if size > 0x7F:
-            size, pos = _length(data, pos - 1)
+            size, pos = read_varint(data, pos - 1)
         stop = pos + size
         if stop > end or pos == stop:
             raise Unreadable("ListValue value")
@@ -98,14 +84,14 @@ def _struct(data: bytes, pos: int, end: int) -> dict[str, Any]:
         size = data[pos + 1]
         pos += 2
         if size > 0x7F:
-            size, pos = _length(data, pos - 1)
+            size, pos = read_varint(data, pos - 1)
         stop = pos + size
         if stop > end or data[pos] != 0x0A:
             raise Unreadable("Struct entry")
         size = data[pos + 1]
         pos += 2
         if size > 0x7F:
-            size, pos = _length(data, pos - 1)
+            size, pos = read_varint(data, pos - 1)
         key = data[pos : pos + size].decode()
         pos += size
         if pos + 2 > stop or data[pos] != 0x12:
@@ -113,7 +99,7 @@ def _struct(data: bytes, pos: int, end: int) -> dict[str, Any]:
         size = data[pos + 1]
         pos += 2
         if size > 0x7F:
-            size, pos = _length(data, pos - 1)
+            size, pos = read_varint(data, pos - 1)
         if pos + size != stop or pos == stop:
             raise Unreadable("Struct entry value length")
         result[key] = _value(data, pos, stop)
@@ -125,7 +111,7 @@ def read_value(data: bytes) -> Any:
     """The JSON value of a serialized ``google.protobuf.Value``; raises ``Unreadable``."""
     try:
         return _value(data, 0, len(data))
-    except (IndexError, UnicodeDecodeError, struct.error, RecursionError) as exc:
+    except (IndexError, UnicodeDecodeError, struct.error, RecursionError, VarintError) as exc:
         raise Unreadable(str(exc)) from None
 
 
@@ -133,5 +119,5 @@ def read_struct(data: bytes) -> dict[str, Any]:
     """The JSON object of a serialized ``google.protobuf.Struct``; raises ``Unreadable``."""
     try:
         return _struct(data, 0, len(data))
-    except (IndexError, UnicodeDecodeError, struct.error, RecursionError) as exc:
+    except (IndexError, UnicodeDecodeError, struct.error, RecursionError, VarintError) as exc:
         raise Unreadable(str(exc)) from None

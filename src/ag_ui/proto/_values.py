@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from ag_ui.core._wire import MAX_SAFE_INTEGER
 from ag_ui.core.errors import EncodingError
 from ag_ui.proto._accelerator import speedups
 from ag_ui.proto._value_bytes import Unreadable, read_struct, read_value
@@ -35,7 +36,6 @@ __all__ = [
     "value_to_python",
 ]
 
-MAX_SAFE_INTEGER = 2**53 - 1
 _UNREADABLE = object()  # what the compiled readers return for bytes they leave to the walk
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from ag_ui.proto._values import WireProblem
+from ag_ui.proto._varint import VarintError, read_varint
 
 __all__ = ["find_problem", "unknown_arms"]
 
@@ -36,18 +37,10 @@ _FIXED32_TYPES = frozenset(
 
 
 def _varint(data: bytes | memoryview, offset: int, end: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if offset >= end:
-            raise WireProblem("truncated varint")
-        byte = data[offset]
-        offset += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, offset
-        shift += 7
-        if shift >= 70:
-            raise WireProblem("varint longer than 10 bytes")
+    try:
+        return read_varint(data, offset, end)
+    except VarintError as exc:
+        raise WireProblem(str(exc)) from None
 
 
 def _skip_group(data: bytes | memoryview, offset: int, end: int, number: int) -> int:

@@ -21,7 +21,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
-from ag_ui.core.errors import RequestRejectedError, RunEndedError, SequenceViolation
+from ag_ui.core.errors import (
+    RequestRejectedError,
+    RunEndedError,
+    SequenceViolation,
+    SequenceViolationError,
+)
 from ag_ui.server._connect import Principal, default_principal
 from ag_ui.server._detached import (
     RUN_EXPIRED_CODE,
@@ -77,6 +82,7 @@ __all__ = [
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "SequenceViolation",
+    "SequenceViolationError",
     "SharedState",
     "Sink",
     "Step",

@@ -3,8 +3,6 @@ vanished client, the disconnect watcher, body reading and JSON answers."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Optional, TypeVar
 
 import anyio
@@ -13,20 +11,9 @@ from starlette.types import Message, Receive, Send
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.server._request import error_body, too_large
 
-__all__ = ["Writer", "closing", "read_body", "send_error", "send_json", "watch_disconnect"]
+__all__ = ["Writer", "read_body", "send_error", "send_json", "watch_disconnect"]
 
 _T = TypeVar("_T")
-
-
-@asynccontextmanager
-async def closing(iterator: AsyncIterator[_T]) -> AsyncGenerator[AsyncIterator[_T], None]:
-    """Close an async iterator (e.g. a store reader) on exit, also when cancelled."""
-    try:
-        yield iterator
-    finally:
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            await aclose()
 
 
 class Writer:

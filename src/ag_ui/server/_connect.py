@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any, Optional
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from ag_ui.core._aiter import closing
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.core.events import RunErrorEvent
 from ag_ui.encoder import EventEncoder
-from ag_ui.server._asgi import closing, send_error
+from ag_ui.server._asgi import send_error
 from ag_ui.server._detached import RUN_EXPIRED_CODE, STORE_UNAVAILABLE_CODE
 from ag_ui.server._replay import (
     RESUME_AFTER_HEADER,

@@ -26,7 +26,6 @@ from ag_ui.server._downgrade import downgrading_sink
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import StoreWriter
-from ag_ui.server._verify import make_verifier
 from ag_ui.store import RunNotFoundError, RunStore, StoreUnavailableError
 
 __all__ = [
@@ -115,7 +114,7 @@ async def run_detached(
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
     never raises except for cancellation. The store is told the run finished whatever
     happens."""
-    guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
+    guard = RunGuard(run_input, verify=verify)
     failure: Optional[Exception] = None
     try:
         async with anyio.create_task_group() as tasks:

@@ -26,6 +26,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Optional
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import parse_any_event
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
@@ -75,7 +76,7 @@ def _messages_for(messages: Any, era: tuple[int, int, int]) -> Any:
 
 def downgraded(event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEvent]:
     """``event`` as a client of ``era`` should get it, or None when it is withheld."""
-    kind = getattr(event.type, "value", event.type)
+    kind = event_type_name(event)
     if kind in SUBAGENT_LIFECYCLE:
         return None
     if (

@@ -6,8 +6,10 @@ Whatever the agent does, the stream it produces through the guard
   the agent does not send one itself);
 * ends with exactly one terminal event: ``RUN_FINISHED`` when the agent returns, ``RUN_ERROR``
   when it fails, after closing every text message, tool call and reasoning stream it left open;
-* never carries an event that breaks a sequence rule (PROTOCOL.md §5), when a verifier is given:
-  the offending event is dropped and the run ends with ``RUN_ERROR`` naming the rule.
+* never carries an event that breaks a sequence rule (PROTOCOL.md §5), with ``verify=True`` (or a
+  ``verifier``): the offending event is dropped and the run ends with ``RUN_ERROR`` naming the
+  rule. The checks are ``ag_ui.verify.StreamVerifier``'s, after chunk expansion, exactly what the
+  TypeScript client refuses.
 
 The guard only decides *which* events go out; the runner feeds it and writes what it returns.
 """
@@ -30,8 +32,9 @@ from ag_ui.core.events import (
 )
 from ag_ui.core.types import RunAgentInput
 from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.verify import StreamVerifier
 
-__all__ = ["PROTOCOL_VIOLATION_CODE", "RunGuard", "Verifier"]
+__all__ = ["PROTOCOL_VIOLATION_CODE", "RunGuard", "Verifier", "producer_verifier"]
 
 _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 _LIFECYCLE = _TERMINAL | {EventType.RUN_STARTED}
@@ -40,9 +43,19 @@ PROTOCOL_VIOLATION_CODE = "protocol_violation"
 
 
 class Verifier(Protocol):
-    """What the guard needs from ``ag_ui.verify.EventVerifier``."""
+    """What the guard needs from a verifier (``ag_ui.verify.StreamVerifier``): ``feed`` raises
+    ``ProtocolError`` for an event that breaks a rule."""
 
     def feed(self, event: Any) -> Any: ...
+
+
+def producer_verifier() -> StreamVerifier:
+    """The checks a server runs on its own agent's events: chunks expanded, then verified.
+
+    No compatibility translation (the guard judges what is sent) and no null checks: a Python
+    producer writes ``subagent_run_id=None`` freely, and it is omitted on the wire.
+    """
+    return StreamVerifier(compatibility=False, null_checks=False)
 
 
 _OPENERS: dict[EventType, tuple[str, str]] = {
@@ -126,10 +139,13 @@ class RunGuard:
         self,
         run_input: RunAgentInput,
         *,
+        verify: bool = False,
         verifier: Optional[Verifier] = None,
     ) -> None:
         self.run_input = run_input
-        self._verifier = verifier
+        self._verifier: Optional[Verifier] = (
+            producer_verifier() if verify and verifier is None else verifier
+        )
         self._open = _OpenStreams()
         self.started = False
         self.ended = False
@@ -140,7 +156,7 @@ class RunGuard:
 
         When the verifier refuses the event, it is dropped and the list ends with the closing
         events and ``RUN_ERROR`` naming the rule; ``violation`` then holds the verifier's error
-        (the runner raises ``SequenceViolation`` into the agent). Raises ``RunEndedError`` for
+        (the runner raises ``SequenceViolationError`` into the agent). Raises ``RunEndedError`` for
         anything after the terminal event.
         """
         if self.ended:

@@ -18,10 +18,11 @@ from typing import Optional
 import anyio
 from starlette.types import Receive, Send
 
+from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import parse_event
 from ag_ui.core.events import BaseEvent, RunErrorEvent
 from ag_ui.encoder import EventEncoder
-from ag_ui.server._asgi import Writer, closing, watch_disconnect
+from ag_ui.server._asgi import Writer, watch_disconnect
 from ag_ui.server._detached import RUN_EXPIRED_CODE, STORE_UNAVAILABLE_CODE
 from ag_ui.server._outbox import Outbox
 from ag_ui.server._store_writer import LiveBatch, LiveFeed

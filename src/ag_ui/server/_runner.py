@@ -14,11 +14,10 @@ from typing import Any, Optional, Union
 import anyio
 
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolation
+from ag_ui.core.errors import EncodingError, RunEndedError, SequenceViolationError
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.server._guard import RunGuard
-from ag_ui.server._verify import make_verifier
 from ag_ui.server.context import RunContext, safe_error
 
 __all__ = ["AGENT_ERROR_CODE", "Agent", "Sink", "run_agent"]
@@ -73,19 +72,19 @@ async def run_agent(
     cancelled run yourself (``guard.fail(...)`` closes what the agent left open).
     """
     if guard is None:
-        guard = RunGuard(run_input, verifier=make_verifier() if verify else None)
+        guard = RunGuard(run_input, verify=verify)
 
     async def emit(event: BaseEvent) -> None:
         if not isinstance(event, BaseEvent):
             event = _as_event(event)
         await sink(guard.admit(event))
         if guard.violation is not None:
-            raise SequenceViolation(guard.violation)
+            raise SequenceViolationError(guard.violation)
 
     ctx = RunContext(run_input, emit, auth=auth, request=request, debug=debug)
     try:
         result = await _drive(agent(run_input, ctx), emit)
-    except (SequenceViolation, RunEndedError) as exc:
+    except (SequenceViolationError, RunEndedError) as exc:
         if guard.violation is not None:
             logger.warning("run %s stopped: %s", run_input.run_id, guard.violation)
         else:

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
 from types import TracebackType
 from typing import Optional, TypeVar, Union
 
-from ag_ui.core.errors import RunEndedError, SequenceViolation
+from ag_ui.core.errors import RunEndedError, SequenceViolationError
 from ag_ui.core.events import (
     BaseEvent,
     ReasoningEndEvent,
@@ -66,7 +66,9 @@ def _should_close(exc: Optional[BaseException]) -> bool:
     # the run is already over (the guard closed everything and sent the terminal event).
     if exc is None:
         return True
-    return isinstance(exc, Exception) and not isinstance(exc, (SequenceViolation, RunEndedError))
+    return isinstance(exc, Exception) and not isinstance(
+        exc, (SequenceViolationError, RunEndedError)
+    )
 
 
 class _Scoped:

@@ -19,7 +19,7 @@ from typing import Any, Optional, Union
 
 from pydantic import BaseModel
 
-from ag_ui.core.errors import RunEndedError, RunError, SequenceViolation
+from ag_ui.core.errors import RunEndedError, RunError, SequenceViolationError
 from ag_ui.core.events import (
     BaseEvent,
     CustomEvent,
@@ -336,7 +336,7 @@ class RunContext:
         )
         try:
             yield sub
-        except (SequenceViolation, RunEndedError):
+        except (SequenceViolationError, RunEndedError):
             raise
         except Exception as exc:
             message, code = safe_error(exc, debug=self.debug, code="subagent_error", who=name)

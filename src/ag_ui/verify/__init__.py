@@ -5,8 +5,10 @@
 - ``ChunkExpander``: ``*_CHUNK`` events -> start/content/end.
 - ``compact_events``: a shorter stream that applies to the same messages and state.
 - ``reject_optional_nulls``: the TypeScript client's "no null on optional fields" check.
+- ``StreamVerifier``: translation -> null checks -> expansion -> verification, in that order,
+  as every consumer runs them (the client, the server's guard, ``agui verify``).
 
-``ag_ui.apply.EventPipeline`` chains them with the reducer.
+``ag_ui.apply.EventPipeline`` adds the reducer.
 """
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
@@ -22,6 +24,7 @@ from ag_ui.verify._compact import compact_events
 from ag_ui.verify._compat import CompatibilityTranslator, CompatibilityWarning
 from ag_ui.verify._nulls import reject_optional_nulls
 from ag_ui.verify._stream import verify_events
+from ag_ui.verify._stream_verifier import StreamVerifier
 from ag_ui.verify._verifier import EventVerifier
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "EventSequenceError",
     "EventVerifier",
     "ProtocolError",
+    "StreamVerifier",
     "UnterminatedRunError",
     "compact_events",
     "reject_optional_nulls",

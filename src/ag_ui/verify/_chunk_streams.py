@@ -1,8 +1,10 @@
 """How one chunk becomes events (PROTOCOL.md §6.3): opening, continuing, and what rides where.
 
-A chunk continues the lane's pending stream when it names the same id (or none); otherwise it
-closes whatever the lane had open and opens a new stream, which needs an id (and, for tool
-calls, a name). The chunk's ``metadata`` rides on every event made from it; its ``rawEvent`` and
+``expand_chunk(kind, pending, chunk)`` is pure: given the stream a lane has open (``pending``)
+it returns the events and the lane's stream afterwards; ``ChunkExpander`` owns the lanes. A
+chunk continues the pending stream when it names the same id (or none); otherwise it closes
+whatever the lane had open and opens a new stream, which needs an id (and, for tool calls, a
+name). The chunk's ``metadata`` rides on every event made from it; its ``rawEvent`` and
 any fields the protocol does not describe ride on the content event, or on the opener when no
 content event is made, so nothing the producer sent is lost.
 """
@@ -10,33 +12,37 @@ content event is made, so nothing the producer sent is lost.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any, NoReturn, Optional
+from typing import Any, Literal, NoReturn, Optional, Union
 
 from ag_ui.core.errors import ChunkExpansionError
 from ag_ui.core.events import (
+    Event,
+    ReasoningMessageChunkEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
+    TextMessageChunkEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     ToolCallArgsEvent,
+    ToolCallChunkEvent,
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
 from ag_ui.verify._nulls import explicit_null
 
-if TYPE_CHECKING:
-    from ag_ui.verify._chunks import ChunkExpander
+__all__ = ["ChunkEvent", "ChunkKind", "ChunkTransformWarning", "Pending", "expand_chunk"]
 
-__all__ = ["ChunkTransformWarning", "Pending", "expand_chunk"]
+ChunkKind = Literal["text", "tool", "reasoning"]
+ChunkEvent = Union[TextMessageChunkEvent, ToolCallChunkEvent, ReasoningMessageChunkEvent]
 
 
 class ChunkTransformWarning(UserWarning):
     """A chunk field had to be dropped while expanding (it collided with a synthesized one)."""
 
 
-_STREAM_CLASSES: dict[str, tuple[type, type, type]] = {
+_STREAM_CLASSES: dict[ChunkKind, tuple[type[Event], type[Event], type[Event]]] = {
     "text": (TextMessageStartEvent, TextMessageContentEvent, TextMessageEndEvent),
     "tool": (ToolCallStartEvent, ToolCallArgsEvent, ToolCallEndEvent),
     "reasoning": (
@@ -55,7 +61,7 @@ class Pending:
 
     def __init__(
         self,
-        kind: str,
+        kind: ChunkKind,
         entity_id: str,
         *,
         role: Optional[str] = None,
@@ -77,7 +83,7 @@ class Pending:
         key = "tool_call_id" if self.kind == "tool" else "message_id"
         return {key: self.entity_id}
 
-    def end_event(self) -> Any:
+    def end_event(self) -> Event:
         """The synthesized END: the id and the opener's subagent tag, nothing else."""
         kwargs = self.id_kwargs()
         if self.subagent_run_id is not None:
@@ -115,7 +121,7 @@ def _tag_kwargs(chunk: Any, fallback: Optional[str] = None) -> dict[str, Any]:
     return {} if fallback is None else {"subagent_run_id": fallback}
 
 
-def _continues(pending: Optional[Pending], kind: str, entity_id: Optional[str]) -> bool:
+def _continues(pending: Optional[Pending], kind: ChunkKind, entity_id: Optional[str]) -> bool:
     return (
         pending is not None
         and pending.kind == kind
@@ -123,9 +129,7 @@ def _continues(pending: Optional[Pending], kind: str, entity_id: Optional[str]) 
     )
 
 
-def _open(
-    expander: ChunkExpander, kind: str, lane: Optional[str], chunk: Any
-) -> tuple[Pending, Any]:
+def _open(kind: ChunkKind, chunk: Any) -> tuple[Pending, dict[str, Any]]:
     if kind == "tool":
         if chunk.tool_call_id is None:
             _fail("X1", chunk, "First TOOL_CALL_CHUNK must have a toolCallId")
@@ -170,23 +174,24 @@ def _open(
     kwargs.update(_tag_kwargs(chunk))
     if chunk.metadata is not None:
         kwargs["metadata"] = chunk.metadata
-    expander.open(lane, pending)
     return pending, kwargs
 
 
-def expand_chunk(expander: ChunkExpander, kind: str, lane: Optional[str], chunk: Any) -> list[Any]:
-    """The events one chunk becomes, given the lane it was resolved to."""
+def expand_chunk(
+    kind: ChunkKind, pending: Optional[Pending], chunk: ChunkEvent
+) -> tuple[list[Event], Pending]:
+    """The events ``chunk`` becomes in a lane whose open stream is ``pending`` (``None``: none),
+    and the stream the lane has open afterwards."""
     start_cls, content_cls, _ = _STREAM_CLASSES[kind]
-    entity_id = chunk.tool_call_id if kind == "tool" else chunk.message_id
+    entity_id = chunk.tool_call_id if isinstance(chunk, ToolCallChunkEvent) else chunk.message_id
     extras = dict(chunk.model_extra or {})
-    pending = expander.pending(lane)
     out: list[Any] = []
     opener_kwargs: Optional[dict[str, Any]] = None
     if pending is not None and _continues(pending, kind, entity_id):
-        if kind == "text":
+        if isinstance(chunk, TextMessageChunkEvent):
             _agree(kind, pending.entity_id, "role", chunk.role, pending.role, chunk)
             _agree(kind, pending.entity_id, "name", chunk.name, pending.name, chunk)
-        elif kind == "tool":
+        elif isinstance(chunk, ToolCallChunkEvent):
             _agree(
                 kind, pending.entity_id, "toolCallName", chunk.tool_call_name, pending.name, chunk
             )
@@ -199,8 +204,9 @@ def expand_chunk(expander: ChunkExpander, kind: str, lane: Optional[str], chunk:
                 chunk,
             )
     else:
-        out.extend(expander.close(lane))
-        pending, opener_kwargs = _open(expander, kind, lane, chunk)
+        if pending is not None:
+            out.append(pending.end_event())
+        pending, opener_kwargs = _open(kind, chunk)
         out.append(None)  # placeholder: the opener may still receive the extras below
 
     delta = chunk.delta
@@ -233,11 +239,11 @@ def expand_chunk(expander: ChunkExpander, kind: str, lane: Optional[str], chunk:
         out[-1] = start_cls(**opener_kwargs)
     if content_kwargs is not None:
         out.append(content_cls(**content_kwargs))
-    return out
+    return out, pending
 
 
 def _with_remainder(
-    cls: Any, kwargs: dict[str, Any], extras: dict[str, Any], chunk: Any
+    cls: type[Event], kwargs: dict[str, Any], extras: dict[str, Any], chunk: ChunkEvent
 ) -> dict[str, Any]:
     described = set(kwargs)
     for name, info in cls.model_fields.items():

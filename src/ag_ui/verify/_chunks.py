@@ -9,7 +9,7 @@ RUN_FINISHED (or another closing event) ends it.
 
 from __future__ import annotations
 
-from typing import Any, NoReturn, Optional
+from typing import Any, NoReturn, Optional, cast
 
 from ag_ui.core.errors import ChunkExpansionError
 from ag_ui.core.events import CustomEvent as _CustomEvent
@@ -41,7 +41,7 @@ from ag_ui.core.events import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
-from ag_ui.verify._chunk_streams import Pending, expand_chunk
+from ag_ui.verify._chunk_streams import ChunkEvent, ChunkKind, Pending, expand_chunk
 
 __all__ = ["ChunkExpander"]
 
@@ -68,7 +68,7 @@ _OWN_LANE = frozenset(
 )
 _ALL_LANES = frozenset({RunStartedEvent, RunFinishedEvent, RunErrorEvent, MessagesSnapshotEvent})
 _SUBAGENT_CLOSE = frozenset({SubagentFinishedEvent, SubagentErrorEvent})
-_CHUNKS: dict[type, str] = {
+_CHUNKS: dict[type, ChunkKind] = {
     TextMessageChunkEvent: "text",
     ToolCallChunkEvent: "tool",
     ReasoningMessageChunkEvent: "reasoning",
@@ -101,18 +101,11 @@ class ChunkExpander:
     """
 
     def __init__(self) -> None:
+        # The stream each lane is assembling from chunks (owner ``None`` = the parent agent).
         self._lanes: dict[Optional[str], Pending] = {}
-
-    @property
-    def open_streams(self) -> dict[Optional[str], Pending]:
-        """The pending stream of each lane (owner ``None`` = the parent agent)."""
-        return dict(self._lanes)
 
     def feed(self, event: Event) -> list[Event]:
         """Expand one event into the events to pass downstream."""
-        return self._expand(event)
-
-    def _expand(self, event: Any) -> list[Any]:
         cls = event.__class__
         lanes = self._lanes
         if not lanes and cls not in _CHUNKS:
@@ -121,7 +114,7 @@ class ChunkExpander:
         if base in _OWN_LANE:
             return [*self._close(getattr(event, "subagent_run_id", None)), event]
         if base in _ALL_LANES:
-            closing: list[Any] = []
+            closing: list[Event] = []
             for owner in list(lanes):
                 closing.extend(self._close(owner))
             return [*closing, event]
@@ -131,30 +124,24 @@ class ChunkExpander:
         kind = _CHUNKS.get(base)
         if kind is None:
             return [event]
-        entity_id = event.tool_call_id if kind == "tool" else event.message_id
-        lane = self._resolve_lane(kind, entity_id, event.subagent_run_id, event)
-        return expand_chunk(self, kind, lane, event)
+        chunk = cast(ChunkEvent, event)  # its protocol base class is one of the chunks
+        entity_id = (
+            chunk.tool_call_id if isinstance(chunk, ToolCallChunkEvent) else chunk.message_id
+        )
+        lane = self._resolve_lane(kind, entity_id, chunk.subagent_run_id, chunk)
+        expanded, lanes[lane] = expand_chunk(kind, lanes.get(lane), chunk)
+        return expanded
 
     def finish(self) -> None:
         """End of input: still-open streams are dropped without an END (as in TypeScript)."""
         self._lanes.clear()
 
-    # -- used by _chunk_streams ------------------------------------------------------------
-
-    def pending(self, lane: Optional[str]) -> Optional[Pending]:
-        return self._lanes.get(lane)
-
-    def open(self, lane: Optional[str], pending: Pending) -> None:
-        self._lanes[lane] = pending
-
-    def _close(self, owner: Optional[str]) -> list[Any]:
+    def _close(self, owner: Optional[str]) -> list[Event]:
         pending = self._lanes.pop(owner, None)
         return [] if pending is None else [pending.end_event()]
 
-    close = _close
-
     def _resolve_lane(
-        self, kind: str, entity_id: Optional[str], tag: Optional[str], chunk: Any
+        self, kind: ChunkKind, entity_id: Optional[str], tag: Optional[str], chunk: ChunkEvent
     ) -> Optional[str]:
         chunk_type = chunk.type.value
         if entity_id is not None:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional, get_args
 
 from pydantic import BaseModel
 
+from ag_ui.core._wire import not_an_event
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.events import (
     Event,
@@ -44,7 +45,6 @@ from ag_ui.core.legacy_events import (
     ThinkingTextMessageEndEvent,
     ThinkingTextMessageStartEvent,
 )
-from ag_ui.verify._guard import not_an_event
 from ag_ui.verify._legacy_content import upgrade_messages
 from ag_ui.verify._nulls import explicit_null
 

@@ -7,8 +7,9 @@ its PROTOCOL.md §5 table.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NoReturn, Optional
+from typing import Any, Callable, NoReturn, Optional, Union
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import EventSequenceError
 from ag_ui.core.events import (
     ActivityDeltaEvent,
@@ -32,12 +33,14 @@ from ag_ui.core.events import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
-from ag_ui.verify._lifecycle_rules import LifecycleRules, event_type_name
+from ag_ui.verify._lifecycle_rules import LifecycleRules
 from ag_ui.verify._ownership import owner_label
 
-__all__ = ["Handlers", "event_type_name"]
+__all__ = ["Handlers"]
 
-_UNKNOWN = object()
+_Attributed = Union[
+    TextMessageStartEvent, ToolCallStartEvent, ReasoningStartEvent, ReasoningMessageStartEvent
+]
 
 
 def _fail(rule: str, event_type: str, message: str, **ids: Any) -> NoReturn:
@@ -76,7 +79,7 @@ class Handlers(LifecycleRules):
 
     # -- text (T1-T3) ------------------------------------------------------------------------
 
-    def _text_start(self, event: Any) -> None:
+    def _text_start(self, event: TextMessageStartEvent) -> None:
         message_id = event.message_id
         if message_id in self.open_text:
             _fail(
@@ -90,7 +93,7 @@ class Handlers(LifecycleRules):
         self._open_owned(self.owners.message, message_id, event, "message")
         self.open_text[message_id] = None
 
-    def _text_continue(self, event: Any) -> None:
+    def _text_continue(self, event: Union[TextMessageContentEvent, TextMessageEndEvent]) -> None:
         message_id = event.message_id
         if message_id not in self.open_text:
             name = event_type_name(event)
@@ -120,7 +123,7 @@ class Handlers(LifecycleRules):
             del self.open_text[message_id]
 
     def _open_owned(
-        self, bucket: dict[str, Optional[str]], entity_id: str, event: Any, kind: str
+        self, bucket: dict[str, Optional[str]], entity_id: str, event: _Attributed, kind: str
     ) -> None:
         # First writer wins: a reopen must agree with the recorded owner and never re-owns.
         tag = event.subagent_run_id
@@ -131,7 +134,7 @@ class Handlers(LifecycleRules):
 
     # -- tool calls (C1-C3, O2, O3) --------------------------------------------------------
 
-    def _tool_start(self, event: Any) -> None:
+    def _tool_start(self, event: ToolCallStartEvent) -> None:
         call_id = event.tool_call_id
         if call_id in self.open_tool_calls:
             _fail(
@@ -144,7 +147,8 @@ class Handlers(LifecycleRules):
             )
         parent_id = event.parent_message_id
         tag = event.subagent_run_id
-        inherited: Any = _UNKNOWN
+        inherited: Optional[str] = None  # the parent message's owner, when it is known
+        parent_known = False
         if parent_id is not None and parent_id in self.owners.message:
             parent_owner = self.owners.message[parent_id]
             if tag is not None and tag != parent_owner:
@@ -160,12 +164,12 @@ class Handlers(LifecycleRules):
                     subagent_run_id=tag,
                     owner=parent_owner,
                 )
-            inherited = parent_owner
+            inherited, parent_known = parent_owner, True
         bucket = self.owners.tool_call
         if call_id in bucket:
             self.owners.check(bucket, tag, call_id, "tool call", "TOOL_CALL_START")
             recorded = bucket[call_id]
-            if tag is None and inherited is not _UNKNOWN and inherited != recorded:
+            if tag is None and parent_known and inherited != recorded:
                 _fail(
                     "O3",
                     "TOOL_CALL_START",
@@ -179,10 +183,10 @@ class Handlers(LifecycleRules):
                     parent_owner=inherited,
                 )
         else:
-            bucket[call_id] = tag if tag is not None or inherited is _UNKNOWN else inherited
+            bucket[call_id] = tag if tag is not None or not parent_known else inherited
         self.open_tool_calls[call_id] = None
 
-    def _tool_continue(self, event: Any) -> None:
+    def _tool_continue(self, event: Union[ToolCallArgsEvent, ToolCallEndEvent]) -> None:
         call_id = event.tool_call_id
         if call_id not in self.open_tool_calls:
             name = event_type_name(event)
@@ -210,15 +214,17 @@ class Handlers(LifecycleRules):
         if isinstance(event, ToolCallEndEvent):
             del self.open_tool_calls[call_id]
 
-    def _tool_result(self, event: Any) -> None:
+    def _tool_result(self, event: ToolCallResultEvent) -> None:
         # C4: a creation event; the minted tool message's owner is recorded (newest wins).
-        message_id = getattr(event, "message_id", None)
+        message_id = event.message_id
         if isinstance(message_id, str):
             self.owners.message[message_id] = event.subagent_run_id
 
     # -- reasoning (G1-G4): spans and messages tracked separately, one shared owner map ----
 
-    def _reasoning_open(self, event: Any) -> None:
+    def _reasoning_open(
+        self, event: Union[ReasoningStartEvent, ReasoningMessageStartEvent]
+    ) -> None:
         message_id = event.message_id
         is_span = isinstance(event, ReasoningStartEvent)
         still_open = self.open_reasoning_spans if is_span else self.open_reasoning_messages
@@ -243,7 +249,10 @@ class Handlers(LifecycleRules):
         self._open_owned(self.owners.reasoning, message_id, event, "reasoning message")
         still_open[message_id] = None
 
-    def _reasoning_continue(self, event: Any) -> None:
+    def _reasoning_continue(
+        self,
+        event: Union[ReasoningMessageContentEvent, ReasoningMessageEndEvent, ReasoningEndEvent],
+    ) -> None:
         message_id = event.message_id
         is_span = isinstance(event, ReasoningEndEvent)
         still_open = self.open_reasoning_spans if is_span else self.open_reasoning_messages
@@ -272,7 +281,7 @@ class Handlers(LifecycleRules):
         if not isinstance(event, ReasoningMessageContentEvent):
             del still_open[message_id]
 
-    def _encrypted_value(self, event: Any) -> None:
+    def _encrypted_value(self, event: ReasoningEncryptedValueEvent) -> None:
         # G5: no open check, ownership only; the subtype picks the bucket.
         tag = event.subagent_run_id
         if tag is None:

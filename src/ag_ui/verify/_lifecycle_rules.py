@@ -5,19 +5,23 @@ Part of ``EventVerifier`` (see ``_handlers.py`` for text, tool calls and reasoni
 
 from __future__ import annotations
 
-from typing import Any, NoReturn, Optional
+from typing import Any, NoReturn, Optional, Union
 
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import EventSequenceError
-from ag_ui.core.events import SubagentErrorEvent
+from ag_ui.core.events import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+)
 from ag_ui.verify._nulls import explicit_null, null_error
 from ag_ui.verify._ownership import Owners
 
-__all__ = ["LifecycleRules", "event_type_name"]
-
-
-def event_type_name(event: Any) -> str:
-    kind = getattr(event, "type", None)
-    return str(getattr(kind, "value", kind))
+__all__ = ["LifecycleRules"]
 
 
 def _field(obj: Any, name: str, wire: str) -> Any:
@@ -25,6 +29,9 @@ def _field(obj: Any, name: str, wire: str) -> Any:
     if isinstance(obj, dict):
         return obj.get(wire, obj.get(name))
     return getattr(obj, name, None)
+
+
+_SubagentEvent = Union[SubagentStartedEvent, SubagentFinishedEvent, SubagentErrorEvent]
 
 
 def _fail(rule: str, event_type: str, message: str, **ids: Any) -> NoReturn:
@@ -40,7 +47,7 @@ class LifecycleRules:
 
     # -- steps (S1-S3), keyed by (owner, name) ---------------------------------------------
 
-    def _step_started(self, event: Any) -> None:
+    def _step_started(self, event: StepStartedEvent) -> None:
         name, owner = event.step_name, event.subagent_run_id
         steps = self.open_steps.setdefault(owner, {})
         if name in steps:
@@ -55,7 +62,7 @@ class LifecycleRules:
             )
         steps[name] = None
 
-    def _step_finished(self, event: Any) -> None:
+    def _step_finished(self, event: StepFinishedEvent) -> None:
         name, owner = event.step_name, event.subagent_run_id
         steps = self.open_steps.get(owner)
         if steps is not None and name in steps:
@@ -86,13 +93,13 @@ class LifecycleRules:
 
     # -- activity (ownership only) ---------------------------------------------------------
 
-    def _activity_snapshot(self, event: Any) -> None:
+    def _activity_snapshot(self, event: ActivitySnapshotEvent) -> None:
         message_id = event.message_id
         # Only a replacing snapshot re-mints (and so re-owns) a known activity.
         if message_id not in self.owners.activity or event.replace is not False:
             self.owners.activity[message_id] = event.subagent_run_id
 
-    def _activity_delta(self, event: Any) -> None:
+    def _activity_delta(self, event: ActivityDeltaEvent) -> None:
         tag = event.subagent_run_id
         if tag is not None:
             self.owners.check(
@@ -101,7 +108,9 @@ class LifecycleRules:
 
     # -- subagents (N2-N5, A1-A6) ----------------------------------------------------------
 
-    def _subagent_nulls(self, event: Any, name: str, fields: tuple[tuple[str, str], ...]) -> None:
+    def _subagent_nulls(
+        self, event: _SubagentEvent, name: str, fields: tuple[tuple[str, str], ...]
+    ) -> None:
         if self.null_checks:
             for attribute, wire in fields:
                 if explicit_null(event, attribute):
@@ -135,7 +144,7 @@ class LifecycleRules:
                 "'outcome.interruptIds'. Interrupt ids are strings.",
             )
 
-    def _subagent_started(self, event: Any) -> None:
+    def _subagent_started(self, event: SubagentStartedEvent) -> None:
         self._subagent_nulls(
             event,
             "SUBAGENT_STARTED",
@@ -193,7 +202,7 @@ class LifecycleRules:
             )
         self.active_subagents[run_id] = None
 
-    def _subagent_closed(self, event: Any) -> None:
+    def _subagent_closed(self, event: Union[SubagentFinishedEvent, SubagentErrorEvent]) -> None:
         name = event_type_name(event)
         is_error = isinstance(event, SubagentErrorEvent)
         self._subagent_nulls(

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NoReturn, Optional
 
+from ag_ui.core._wire import event_type_name
+from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import AGUIValidationError, EventSequenceError
 
 __all__ = ["check_message_nulls", "explicit_null", "null_error", "reject_optional_nulls"]
 
 
-def explicit_null(model: Any, field: str) -> bool:
+def explicit_null(model: object, field: str) -> bool:
     """True when ``field`` of the pydantic ``model`` was given explicitly as ``None``/``null``."""
     if getattr(model, field, None) is not None:
         return False
@@ -62,7 +64,7 @@ _VERIFIER_NULLS = frozenset(
 _SUBAGENT_TYPES = frozenset({"SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"})
 
 
-def reject_optional_nulls(event: Any) -> None:
+def reject_optional_nulls(event: AnyEvent) -> None:
     """Reject ``null`` on an optional top-level field, as the TypeScript client's schemas do.
 
     Run it after ``CompatibilityTranslator`` (which turns the grandfathered legacy nulls into
@@ -84,7 +86,7 @@ def reject_optional_nulls(event: Any) -> None:
             continue  # an unknown (extra) field, or a required field whose value may be null
         if name == "subagent_run_id":
             continue
-        type_name = getattr(getattr(event, "type", None), "value", None)
+        type_name = event_type_name(event)
         if name in _VERIFIER_NULLS and type_name in _SUBAGENT_TYPES:
             continue
         wire = info.alias or name

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.verify._verifier import EventVerifier
 
@@ -26,13 +27,8 @@ async def verify_events(
     ...         print(event.type)
     """
     verifier = EventVerifier(strict_end=strict_end, null_checks=null_checks)
-    iterator = events.__aiter__()
-    try:
+    async with closing(events.__aiter__()) as iterator:
         async for event in iterator:
             verifier.feed(event)
             yield event
         verifier.finish()
-    finally:
-        close: Any = getattr(iterator, "aclose", None)
-        if close is not None:
-            await close()

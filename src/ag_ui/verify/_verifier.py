@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 
 from pydantic import BaseModel
 
+from ag_ui.core._wire import event_type_name, not_an_event
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import EventSequenceError, UnterminatedRunError
 from ag_ui.core.events import (
@@ -20,8 +21,7 @@ from ag_ui.core.events import (
     RunFinishedEvent,
     RunStartedEvent,
 )
-from ag_ui.verify._guard import not_an_event
-from ag_ui.verify._handlers import Handlers, event_type_name
+from ag_ui.verify._handlers import Handlers
 from ag_ui.verify._nulls import check_message_nulls, explicit_null, null_error
 from ag_ui.verify._ownership import Owners
 
@@ -171,7 +171,7 @@ class EventVerifier(Handlers):
 
     # -- RUN_* and MESSAGES_SNAPSHOT --------------------------------------------------------
 
-    def _run_started_event(self, event: Any) -> None:
+    def _run_started_event(self, event: RunStartedEvent) -> None:
         self._run_started = True
         run_input = getattr(event, "input", None)
         messages = getattr(run_input, "messages", None) if run_input is not None else None
@@ -179,16 +179,16 @@ class EventVerifier(Handlers):
             check_message_nulls("RUN_STARTED", messages)
         self.owners.seed(messages, authoritative=False)
 
-    def _messages_snapshot(self, event: Any) -> None:
+    def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
         messages = getattr(event, "messages", None)
         if self.null_checks:
             check_message_nulls("MESSAGES_SNAPSHOT", messages)
         self.owners.seed(messages, authoritative=True)
 
-    def _run_error(self, event: Any) -> None:
+    def _run_error(self, event: RunErrorEvent) -> None:
         self._run_errored = True
 
-    def _run_finished_event(self, event: Any) -> None:
+    def _run_finished_event(self, event: RunFinishedEvent) -> None:
         if self.null_checks:
             outcome = getattr(event, "outcome", None)
             if getattr(outcome, "type", None) == "interrupt":

@@ -1,0 +1,487 @@
+"""``HttpAgent``: run an AG-UI agent over HTTP and keep its conversation (§6.6, §6.7).
+
+The agent is composed of three objects, each owning its state: the ``HttpConfig`` (immutable;
+assigning a setting replaces it), the ``Conversation`` (messages, state, open interrupts, the
+edits that notify) and, while it runs, one ``Run`` (subscribers, pipeline, result). The agent
+wires them together and owns the rest: the subscriber and middleware lists and the HTTP client.
+
+>>> agent = HttpAgent("http://127.0.0.1:8000/agent")
+>>> # result = await agent.run_agent()            # messages and state now updated
+>>> # async with agent.stream() as events:        # or watch each event as it arrives
+>>> #     async for event in events: ...
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import uuid
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from typing import Any, Callable, Optional
+
+import httpx
+
+from ag_ui.apply import AgentState
+from ag_ui.client._config import HttpConfig, ReconnectCallback, Setting
+from ag_ui.client._conversation import Conversation, MessageLike
+from ag_ui.client._debug import DebugConfig, DebugLog, DebugOption, resolve_debug
+from ag_ui.client._event_stream import AgentEventStream
+from ag_ui.client._http_source import ConnectTarget, http_events
+from ag_ui.client._input import ContextLike, ResumeLike, ToolLike, build_input
+from ag_ui.client._interrupts import check_resume_covers
+from ag_ui.client._middleware import MiddlewareLike, chain
+from ag_ui.client._reconnect import ReconnectPolicy
+from ag_ui.client._result import RunAgentResult
+from ag_ui.client._run import EventSource, Run, RunSlot
+from ag_ui.client._subscribers import (
+    AgentSubscriber,
+    Callback,
+    SubscriberLike,
+    Subscription,
+    as_subscriber,
+)
+from ag_ui.client._transport import AbortSignal, fetch_capabilities, new_http_client
+from ag_ui.client.downgrade import downgrade_middlewares
+from ag_ui.core.capabilities import AgentCapabilities
+from ag_ui.core.decoding import AnyEvent
+from ag_ui.core.types import Interrupt, Message, RunAgentInput
+from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
+
+__all__ = ["HttpAgent"]
+
+
+class HttpAgent:
+    """A remote AG-UI agent reached with one POST per run, plus the conversation it builds.
+
+    ``messages`` and ``state`` are updated as events arrive (decode -> compatibility -> chunks
+    -> verify -> apply). Pass ``http_client`` to reuse an ``httpx.AsyncClient`` (never closed
+    by the agent); otherwise each run opens and closes its own, or ``async with HttpAgent(...)``
+    keeps one open (connection reuse) until the block ends. ``timeout`` bounds connecting
+    and sending; ``idle_timeout`` bounds the silence between two reads of the event stream
+    (keepalive comments count), ``None`` waits forever. ``proto=True`` asks for protobuf frames
+    (SSE stays acceptable as a fallback). ``strict`` makes a protocol violation fatal.
+
+    Against a server with detached runs (docs/resume.md) a dropped connection is reopened at
+    ``<url>/connect`` from the last event received, following ``reconnect`` (a
+    ``ReconnectPolicy``; ``ReconnectPolicy(max_attempts=0)`` turns it off); ``on_reconnect``
+    (sync or async) is told about each attempt and ``reconnects`` counts them per run.
+
+    ``debug`` (``True``, a ``DebugConfig`` or a dict of its fields) logs each event and the run's
+    lifecycle at ``DEBUG`` on the ``ag_ui.client.events`` / ``ag_ui.client.lifecycle`` loggers
+    (``ag_ui.client.debug``).
+
+    ``max_protocol_version`` is the newest protocol the agent is known to speak (TypeScript's
+    ``maxProtocolVersion``); pin an older backend (``"0.0.39"``) to stop declaring
+    ``protocolVersion`` and to install the downgrades of ``ag_ui.client.downgrade``.
+
+    The HTTP settings form one immutable ``HttpConfig`` (``config``); assigning one of them
+    (``agent.proto = True``) replaces it, and a run under way keeps the one it started with.
+    """
+
+    url: Setting[str] = Setting()
+    timeout: Setting[float] = Setting()
+    idle_timeout: Setting[Optional[float]] = Setting()
+    proto: Setting[bool] = Setting()
+    max_event_size: Setting[int] = Setting()
+    strict: Setting[bool] = Setting()
+    reconnect: Setting[ReconnectPolicy] = Setting()
+    on_reconnect: Setting[Optional[ReconnectCallback]] = Setting()
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        http_client: Optional[httpx.AsyncClient] = None,
+        agent_id: Optional[str] = None,
+        description: str = "",
+        thread_id: Optional[str] = None,
+        initial_messages: Optional[Iterable[MessageLike]] = None,
+        initial_state: Any = None,
+        timeout: float = 30.0,
+        idle_timeout: Optional[float] = 300.0,
+        proto: bool = False,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+        strict: bool = True,
+        reconnect: Optional[ReconnectPolicy] = None,
+        on_reconnect: Optional[ReconnectCallback] = None,
+        debug: DebugOption = False,
+        max_protocol_version: str = PROTOCOL_VERSION,
+    ) -> None:
+        self.config = HttpConfig(
+            url,
+            headers=dict(headers or {}),
+            timeout=timeout,
+            idle_timeout=idle_timeout,
+            proto=proto,
+            max_event_size=max_event_size,
+            strict=strict,
+            reconnect=reconnect if reconnect is not None else ReconnectPolicy(),
+            on_reconnect=on_reconnect,
+            debug=resolve_debug(debug),
+            max_protocol_version=max_protocol_version,
+        )
+        self.http_client = http_client
+        self.agent_id = agent_id or str(uuid.uuid4())
+        self.description = description
+        self.thread_id = thread_id or str(uuid.uuid4())
+        self.subscribers: list[object] = []
+        self.middlewares: list[MiddlewareLike] = []
+        self._conversation = Conversation(
+            self, self.subscribers, messages=initial_messages or (), state=initial_state
+        )
+        self._runs = RunSlot()
+        self._owns_client = False
+
+    # -- configuration -------------------------------------------------------------------
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """Sent with every request (read-only; assign a new mapping to change them)."""
+        return self.config.headers
+
+    @headers.setter
+    def headers(self, headers: Mapping[str, str]) -> None:
+        self.config = dataclasses.replace(self.config, headers=dict(headers))
+
+    @property
+    def max_protocol_version(self) -> str:
+        """The peer ceiling (``ag_ui.client.versions``); ``"1.0"`` unless pinned lower."""
+        return self.config.max_protocol_version
+
+    @max_protocol_version.setter
+    def max_protocol_version(self, version: str) -> None:
+        # HttpConfig checks it: a ValueError leaves the configuration as it was.
+        self.config = dataclasses.replace(self.config, max_protocol_version=version)
+
+    @property
+    def debug(self) -> DebugConfig:
+        """What the agent logs (``ag_ui.client.debug``); assign any ``debug=`` option."""
+        return self.config.debug
+
+    @debug.setter
+    def debug(self, option: DebugOption) -> None:
+        self.config = dataclasses.replace(self.config, debug=resolve_debug(option))
+
+    @property
+    def debug_log(self) -> Optional[DebugLog]:
+        """The debug logger the configuration asks for (``None`` when nothing is logged)."""
+        return self.config.debug_log
+
+    def subscribe(
+        self, subscriber: Optional[SubscriberLike] = None, **callbacks: Callback
+    ) -> Subscription:
+        """Add a subscriber (an object, or a ``{"on_event": fn}`` mapping), or callbacks as
+        keywords (``on_event=print``)."""
+        if subscriber is None:
+            subscriber = AgentSubscriber(**callbacks)
+        elif callbacks:
+            raise TypeError("pass a subscriber object or callbacks, not both")
+        added = as_subscriber(subscriber)
+        self.subscribers.append(added)
+        return Subscription(self.subscribers, added)
+
+    def use(self, *middlewares: MiddlewareLike) -> HttpAgent:
+        """Append middlewares (objects or ``fn(input, next)`` async generators); chainable."""
+        self.middlewares.extend(middlewares)
+        return self
+
+    def clone(self) -> HttpAgent:
+        """A copy with the same configuration, thread and subscribers, and its own copies of
+        messages, state and pending interrupts (no active run)."""
+        twin = copy.copy(self)
+        twin.subscribers = list(self.subscribers)
+        twin.middlewares = list(self.middlewares)
+        twin._conversation = self._conversation.copy(twin, twin.subscribers)
+        twin._runs = RunSlot()
+        twin._owns_client = False  # a shared client stays the original's to close
+        return twin
+
+    # -- the conversation ----------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation as typed messages, current while a run is processing.
+
+        Kept as wire JSON inside (what the reducer edits and the next request sends) and
+        validated into models on first access after each change.
+        """
+        return self._conversation.messages
+
+    @messages.setter
+    def messages(self, messages: Iterable[MessageLike]) -> None:
+        self._conversation.messages = messages
+
+    @property
+    def state(self) -> Any:
+        """The agent state (any JSON value); replaced by snapshots, patched by deltas."""
+        return self._conversation.state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self._conversation.state = state
+
+    @property
+    def agent_state(self) -> AgentState:
+        """The reducer's immutable view (wire-JSON messages, state, run bookkeeping)."""
+        return self._conversation.agent_state
+
+    @property
+    def pending_interrupts(self) -> list[Interrupt]:
+        """The interrupts the last run left open; the next run's ``resume`` answers them."""
+        return self._conversation.pending_interrupts
+
+    @pending_interrupts.setter
+    def pending_interrupts(self, interrupts: Iterable[Interrupt]) -> None:
+        self._conversation.pending_interrupts = list(interrupts)
+
+    # The four edits below notify the agent's subscribers (``_change_notifications`` has the
+    # order and the rules for async callbacks and errors); assigning ``messages``/``state``
+    # directly does not, as in TypeScript.
+
+    def add_message(self, message: MessageLike) -> None:
+        """Append a message (a model or a wire/Python-named dict) to the conversation, then
+        notify ``on_new_message``, ``on_new_tool_call`` (each tool call of an assistant
+        message) and ``on_messages_changed``."""
+        self._conversation.add_messages([message])
+
+    def add_messages(self, messages: Iterable[MessageLike]) -> None:
+        """Append messages; notify as ``add_message`` does for each, then one
+        ``on_messages_changed``."""
+        self._conversation.add_messages(messages)
+
+    def set_messages(self, messages: Iterable[MessageLike]) -> None:
+        """Replace the conversation (copied), then notify ``on_messages_changed``."""
+        self._conversation.set_messages(messages)
+
+    def set_state(self, state: Any) -> None:
+        """Replace the state (copied), then notify ``on_state_changed``."""
+        self._conversation.set_state(state)
+
+    async def flush_notifications(self) -> None:
+        """Wait for change notifications that an edit left running on this event loop (async
+        callbacks of an edit made inside a running loop)."""
+        await self._conversation.flush_notifications()
+
+    # -- running -------------------------------------------------------------------------
+
+    @property
+    def is_running(self) -> bool:
+        """True while a run of this agent is active."""
+        return self._runs.current is not None
+
+    @property
+    def reconnects(self) -> int:
+        """Reconnects during the current (or last) run."""
+        last = self._runs.last
+        return 0 if last is None else last.reconnects
+
+    def abort_run(self) -> None:
+        """Stop the active run: the connection is closed and the run returns ``aborted``."""
+        if self._runs.current is not None:
+            self._runs.current.signal.abort()
+
+    def prepare_input(
+        self,
+        *,
+        run_id: Optional[str] = None,
+        tools: Optional[Sequence[ToolLike]] = None,
+        context: Optional[Sequence[ContextLike]] = None,
+        forwarded_props: Any = None,
+        resume: Optional[Sequence[ResumeLike]] = None,
+        parent_run_id: Optional[str] = None,
+    ) -> RunAgentInput:
+        """The ``RunAgentInput`` a run would send (activity messages are client-only)."""
+        return build_input(
+            self._conversation.agent_state,
+            thread_id=self.thread_id,
+            peer_ceiling=self.config.peer_ceiling,
+            run_id=run_id,
+            tools=tools,
+            context=context,
+            forwarded_props=forwarded_props,
+            resume=resume,
+            parent_run_id=parent_run_id,
+        )
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
+        """The raw events of one run as the transport decodes them (no middleware, no
+        pipeline); override to source events elsewhere."""
+        run = self._runs.current
+        if run is None:  # called directly, outside run_agent/stream
+            return http_events(self.config, self.http_client, input, AbortSignal())
+        return http_events(run.config, self.http_client, input, run.signal, run.reconnected)
+
+    def stream(
+        self,
+        *,
+        run_id: Optional[str] = None,
+        tools: Optional[Sequence[ToolLike]] = None,
+        context: Optional[Sequence[ContextLike]] = None,
+        forwarded_props: Any = None,
+        resume: Optional[Sequence[ResumeLike]] = None,
+        subscriber: Optional[SubscriberLike] = None,
+    ) -> AgentEventStream:
+        """Start a run and iterate its processed events (chunks expanded, verified, applied).
+
+        Use ``async with agent.stream() as events: async for event in events: ...`` so leaving
+        early closes the connection; plain ``async for event in agent.stream()`` works too.
+        ``events.result`` holds the ``RunAgentResult`` once the stream is exhausted.
+        """
+        config = self.config
+
+        def prepare() -> RunAgentInput:
+            input = self.prepare_input(
+                run_id=run_id,
+                tools=tools,
+                context=context,
+                forwarded_props=forwarded_props,
+                resume=resume,
+            )
+            check_resume_covers(self.pending_interrupts, input.resume)
+            return input
+
+        def source(input: RunAgentInput) -> AsyncIterator[AnyEvent]:
+            layers = [*downgrade_middlewares(config.peer_ceiling), *self.middlewares]
+            # The agent itself is the innermost layer: its run(input) is the request.
+            return chain(layers, self).run(input)
+
+        return AgentEventStream(self._new_run(config, subscriber, prepare, source))
+
+    async def run_agent(
+        self,
+        *,
+        run_id: Optional[str] = None,
+        tools: Optional[Sequence[ToolLike]] = None,
+        context: Optional[Sequence[ContextLike]] = None,
+        forwarded_props: Any = None,
+        resume: Optional[Sequence[ResumeLike]] = None,
+        subscriber: Optional[SubscriberLike] = None,
+    ) -> RunAgentResult:
+        """Run the agent once and return the ``RunAgentResult``.
+
+        Raises ``RunError`` (after subscribers saw RUN_ERROR), ``IncompleteStreamError``,
+        ``HTTPStatusError``, ``ContentTypeError``, ``DecodeError``, ``ProtocolError`` (strict),
+        ``IdleTimeoutError``, ``TransportError`` or ``InterruptError``.
+        """
+        return await _drain(
+            self.stream(
+                run_id=run_id,
+                tools=tools,
+                context=context,
+                forwarded_props=forwarded_props,
+                resume=resume,
+                subscriber=subscriber,
+            )
+        )
+
+    async def connect_agent(
+        self,
+        *,
+        last_event_id: Optional[str] = None,
+        run_key: Optional[str] = None,
+        thread_id: Optional[str] = None,
+        subscriber: Optional[SubscriberLike] = None,
+    ) -> RunAgentResult:
+        """Attach to a detached run (running or finished) and process its events like a run.
+
+        ``last_event_id`` (``"<resume key>:<position>"``) resumes after that event; ``run_key``
+        reads the run from its start; with neither, the thread's stored history arrives
+        compacted (``thread_id`` defaults to the agent's), then whatever is still running.
+        Joining in the middle of a run skips the client's sequence verifier (it would miss
+        the run's opening events; the server's guard verified them).
+        ``GET <url>/connect`` (docs/resume.md); no middleware, as in TypeScript.
+        """
+        return await _drain(
+            self.stream_connect(
+                last_event_id=last_event_id,
+                run_key=run_key,
+                thread_id=thread_id,
+                subscriber=subscriber,
+            )
+        )
+
+    def stream_connect(
+        self,
+        *,
+        last_event_id: Optional[str] = None,
+        run_key: Optional[str] = None,
+        thread_id: Optional[str] = None,
+        subscriber: Optional[SubscriberLike] = None,
+    ) -> AgentEventStream:
+        """``connect_agent`` as an ``AgentEventStream`` of processed events."""
+        target = ConnectTarget.of(
+            last_event_id=last_event_id, run_key=run_key, thread_id=thread_id or self.thread_id
+        )
+
+        def prepare() -> RunAgentInput:
+            input = self.prepare_input()
+            check_resume_covers(self.pending_interrupts, input.resume)
+            return input
+
+        def source(input: RunAgentInput) -> AsyncIterator[AnyEvent]:
+            run = self._runs.current
+            assert run is not None  # a source is opened by its running run
+            return http_events(run.config, self.http_client, target, run.signal, run.reconnected)
+
+        run = self._new_run(
+            self.config, subscriber, prepare, source, joins_mid_run=target.joins_mid_run
+        )
+        return AgentEventStream(run)
+
+    def _new_run(
+        self,
+        config: HttpConfig,
+        subscriber: Optional[SubscriberLike],
+        prepare: Callable[[], RunAgentInput],
+        source: EventSource,
+        *,
+        joins_mid_run: bool = False,
+    ) -> Run:
+        extra = [] if subscriber is None else [as_subscriber(subscriber)]
+        return Run(
+            self,
+            conversation=self._conversation,
+            config=config,
+            subscribers=[*self.subscribers, *extra],
+            slot=self._runs,
+            prepare=prepare,
+            source=source,
+            joins_mid_run=joins_mid_run,
+        )
+
+    # -- resources -----------------------------------------------------------------------
+
+    async def __aenter__(self) -> HttpAgent:
+        """Keep one HTTP client (and its connections) for every run inside the block."""
+        if self.http_client is None:
+            self.http_client = new_http_client(self.config.timeout)
+            self._owns_client = True
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client the agent opened in ``async with`` (never a caller's)."""
+        if self._owns_client and self.http_client is not None:
+            client, self.http_client, self._owns_client = self.http_client, None, False
+            await client.aclose()
+
+    # -- discovery -----------------------------------------------------------------------
+
+    async def get_capabilities(self) -> Optional[AgentCapabilities]:
+        """GET ``<url>/capabilities``; ``None`` when the agent declares nothing (404)."""
+        config = self.config
+        return await fetch_capabilities(
+            self.http_client, config.url, headers=config.headers, timeout=config.timeout
+        )
+
+
+async def _drain(events: AgentEventStream) -> RunAgentResult:
+    async with events:
+        async for _ in events:
+            pass
+    assert events.result is not None
+    return events.result

@@ -1,0 +1,289 @@
+"""One run's handling of each verified event: subscribers (with mutations and
+``stop_propagation``), the reducer, the run's bookkeeping and change notifications (§6.4, §6.5).
+
+``EventProcessor`` advances the ``Conversation`` it is given and records the run's outcome in
+the ``RunAgentResult`` it is given; it never touches the agent.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from ag_ui.apply import AgentState, Reducer
+from ag_ui.client._conversation import Conversation
+from ag_ui.client._debug import DebugLog
+from ag_ui.client._messages import MESSAGE_ADAPTER
+from ag_ui.client._partial_json import parse_partial_object
+from ag_ui.client._result import RunAgentResult
+from ag_ui.client._subscribers import (
+    CALLBACK_NAMES,
+    AgentView,
+    SubscriberParams,
+    callback_name_for,
+    run_subscribers,
+)
+from ag_ui.client.versions import warn_about_producer_declaration
+from ag_ui.core.errors import RunError
+from ag_ui.core.events import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
+    Event,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+from ag_ui.core.types import Message, RunAgentInput, ToolCall
+
+__all__ = ["EventProcessor"]
+
+_MESSAGE_EVENTS = frozenset(
+    {
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "MESSAGES_SNAPSHOT",
+        "ACTIVITY_SNAPSHOT",
+        "ACTIVITY_DELTA",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_ENCRYPTED_VALUE",
+        "RUN_STARTED",
+    }
+)
+_STATE_EVENTS = frozenset({"STATE_SNAPSHOT", "STATE_DELTA"})
+_NEW_MESSAGE_EVENTS = frozenset({"TEXT_MESSAGE_END", "REASONING_MESSAGE_END", "TOOL_CALL_RESULT"})
+
+
+def _message(state: AgentState, message_id: Optional[str]) -> Optional[dict[str, Any]]:
+    if message_id is None:
+        return None
+    position = state.message_position(message_id)
+    return state.messages[position] if position >= 0 else None
+
+
+def _tool_call(state: AgentState, tool_call_id: str) -> Optional[dict[str, Any]]:
+    for message in reversed(state.messages):
+        for call in message.get("toolCalls") or ():
+            if call.get("id") == tool_call_id:
+                found: dict[str, Any] = call
+                return found
+    return None
+
+
+def _text(message: Optional[dict[str, Any]]) -> str:
+    content = message.get("content") if message is not None else None
+    return content if isinstance(content, str) else ""
+
+
+def _typed(message: Optional[dict[str, Any]]) -> Optional[Message]:
+    return MESSAGE_ADAPTER.validate_python(message) if message is not None else None
+
+
+def _parse_args(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class EventProcessor:
+    """Feeds each verified event through subscribers and the reducer, and keeps the books.
+
+    ``run_ended`` follows the last run in the stream (several sequential runs are legal);
+    ``error`` is the agent's RUN_ERROR as a ``RunError`` once it arrived.
+    """
+
+    def __init__(
+        self,
+        owner: AgentView,
+        conversation: Conversation,
+        subscribers: list[object],
+        input: RunAgentInput,
+        result: RunAgentResult,
+        *,
+        debug: Optional[DebugLog] = None,
+    ) -> None:
+        self.owner = owner
+        self.conversation = conversation
+        self.subscribers = subscribers
+        self.input = input
+        self.result = result
+        self.count = 0
+        self.last_type: Optional[str] = None
+        self.run_ended = False
+        self.error: Optional[RunError] = None
+        self._debug = debug
+        self._reduce = Reducer().reduce  # a patch that fails is skipped with a warning
+        self._answered: dict[str, bool] = {}  # tool calls started this run -> got a result
+        self._callbacks = {
+            name for s in subscribers for name in CALLBACK_NAMES if getattr(s, name, None)
+        }
+
+    def describe_incomplete(self) -> str:
+        """What the stream held when it ended without a terminal event."""
+        if not self.count:
+            return "the stream ended before any event arrived (expected RUN_STARTED)"
+        return (
+            f"the stream ended after {self.count} event(s) without RUN_FINISHED or RUN_ERROR "
+            f"(last event: {self.last_type}); the agent or a proxy cut the response short"
+        )
+
+    def _params(self, **fields: Any) -> SubscriberParams:
+        return SubscriberParams(self.owner, self.input, **fields)
+
+    async def _run(self, name: str, params: SubscriberParams) -> tuple[bool, bool, bool]:
+        outcome = await run_subscribers(
+            self.subscribers,
+            name,
+            params,
+            target=self.conversation,
+            errors=self.result.subscriber_errors,
+        )
+        return outcome.stopped, outcome.messages_changed, outcome.state_changed
+
+    async def process(self, event: Event) -> None:
+        """Handle one verified event: subscribers, then (unless stopped) the reducer."""
+        kind: str = event.type.value
+        self.count += 1
+        self.last_type = kind
+        if isinstance(event, RunStartedEvent):
+            self.run_ended = False
+            self._answered.clear()
+            warn_about_producer_declaration(event.protocol_version)
+        elif isinstance(event, ToolCallStartEvent):
+            self._answered[event.tool_call_id] = False
+        elif isinstance(event, ToolCallResultEvent):
+            self._answered[event.tool_call_id] = True
+        params: Optional[SubscriberParams] = None
+        if isinstance(event, RunFinishedEvent):
+            params = self._params(event=event)
+            self._finish_params(params, event)
+        stopped = messages_changed = state_changed = False
+        callbacks = self._callbacks
+        if callbacks:
+            params = params or self._params(event=event)
+            if "on_event" in callbacks:
+                stopped, messages_changed, state_changed = await self._run("on_event", params)
+            name = callback_name_for(kind)
+            if not stopped and name in callbacks:
+                self._event_params(params, event)
+                stopped, messages, state = await self._run(name, params)
+                messages_changed = messages_changed or messages
+                state_changed = state_changed or state
+        existed = isinstance(event, ActivitySnapshotEvent) and (
+            _message(self.conversation.agent_state, event.message_id) is not None
+        )
+        log = self._debug
+        if log is not None:
+            if stopped:
+                log.event("APPLY", "Event dropped:", event, reason="stop_propagation by subscriber")
+            else:
+                log.event("APPLY", "Event applied:", event, subscribers=len(self.subscribers))
+        if not stopped:
+            conversation = self.conversation
+            conversation.agent_state = self._reduce(conversation.agent_state, event)
+            messages_changed = messages_changed or kind in _MESSAGE_EVENTS
+            state_changed = state_changed or kind in _STATE_EVENTS
+        if isinstance(event, RunFinishedEvent):
+            assert params is not None
+            self._record_finish(params, stopped)
+        elif isinstance(event, RunErrorEvent):
+            self.run_ended = True
+            self.error = RunError(event.message, code=event.code)
+        if callbacks:
+            await self._notify(kind, event, messages_changed, state_changed, existed)
+
+    def _event_params(self, params: SubscriberParams, event: Event) -> None:
+        state = self.conversation.agent_state
+        if isinstance(event, (TextMessageContentEvent, TextMessageEndEvent)):
+            params.text_message_buffer = _text(_message(state, event.message_id))
+        elif isinstance(event, (ReasoningMessageContentEvent, ReasoningMessageEndEvent)):
+            params.reasoning_message_buffer = _text(_message(state, event.message_id))
+        elif isinstance(event, (ToolCallArgsEvent, ToolCallEndEvent)):
+            call = _tool_call(state, event.tool_call_id)
+            function = call.get("function", {}) if call is not None else {}
+            buffer = function.get("arguments", "")
+            params.tool_call_name = function.get("name")
+            if isinstance(event, ToolCallArgsEvent):
+                params.tool_call_buffer = buffer
+                params.partial_tool_call_args = parse_partial_object(buffer)
+            else:
+                params.tool_call_args = _parse_args(buffer)
+        elif isinstance(event, (ActivitySnapshotEvent, ActivityDeltaEvent)):
+            existing = _typed(_message(state, event.message_id))
+            params.existing_message = existing
+            if existing is not None and existing.role == "activity":
+                params.activity_message = existing
+
+    def _finish_params(self, params: SubscriberParams, event: RunFinishedEvent) -> None:
+        outcome = event.outcome
+        if isinstance(outcome, RunFinishedInterruptOutcome):
+            params.outcome = "interrupt"
+            params.interrupts = list(outcome.interrupts)
+        elif outcome is not None and outcome.type == "cancelled":
+            params.outcome = "cancelled"
+        else:
+            params.outcome = "success"
+            params.result = event.result
+            listed = (
+                outcome.pending_tool_call_ids
+                if isinstance(outcome, RunFinishedSuccessOutcome)
+                else None
+            )
+            params.pending_tool_call_ids = (
+                list(listed)
+                if listed
+                else [call_id for call_id, answered in self._answered.items() if not answered]
+            )
+
+    def _record_finish(self, params: SubscriberParams, stopped: bool) -> None:
+        self.run_ended = True
+        result = self.result
+        result.finished = True
+        assert isinstance(params.event, RunFinishedEvent)
+        result.outcome = params.event.outcome
+        result.result = params.result
+        result.interrupts = list(params.interrupts)
+        result.pending_tool_call_ids = list(params.pending_tool_call_ids)
+        if not stopped:
+            self.conversation.pending_interrupts = [
+                i.model_copy(deep=True) for i in params.interrupts
+            ]
+
+    async def _notify(
+        self, kind: str, event: Event, messages_changed: bool, state_changed: bool, existed: bool
+    ) -> None:
+        callbacks = self._callbacks
+        if messages_changed and "on_messages_changed" in callbacks:
+            await self._run("on_messages_changed", self._params())
+        if state_changed and "on_state_changed" in callbacks:
+            await self._run("on_state_changed", self._params())
+        if "on_new_message" in callbacks and (
+            kind in _NEW_MESSAGE_EVENTS or (kind == "ACTIVITY_SNAPSHOT" and not existed)
+        ):
+            message_id: Optional[str] = getattr(event, "message_id", None)
+            message = _typed(_message(self.conversation.agent_state, message_id))
+            if message is not None:
+                await self._run("on_new_message", self._params(message=message))
+        if isinstance(event, ToolCallEndEvent) and "on_new_tool_call" in callbacks:
+            call = _tool_call(self.conversation.agent_state, event.tool_call_id)
+            if call is not None:
+                tool_call = ToolCall.model_validate(call)
+                await self._run("on_new_tool_call", self._params(tool_call=tool_call))

@@ -1,0 +1,274 @@
+"""The HTTP shell: POST a run input, check the answer, stream decoded events. Async, thin.
+
+All decoding is in the sans-IO decoders (``ag_ui.client._decoding``); this module only moves bytes
+and turns HTTP failures into typed errors:
+
+* a non-2xx answer raises ``HTTPStatusError`` with ``status`` and the parsed body;
+* a 2xx answer that is not an event stream (an HTML login page) raises ``ContentTypeError``;
+* nothing received (no event, no keepalive comment) for ``idle_timeout`` seconds raises
+  ``IdleTimeoutError``;
+* connection failures raise ``TransportError``; a connection that breaks once the event
+  stream has started raises ``IncompleteStreamError``;
+* cancelling the task (or ``AbortSignal.abort()``) closes the connection.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, Optional, TypeVar
+
+import anyio
+import httpx
+
+from ag_ui.client._cursor import ResumeCursor
+from ag_ui.client._debug import DebugLog
+from ag_ui.client._decoding import (
+    ProtoEventDecoder,
+    decoder_for_content_type,
+    is_known_content_type,
+)
+from ag_ui.core.capabilities import AgentCapabilities
+from ag_ui.core.decoding import AnyEvent
+from ag_ui.core.errors import (
+    ConnectionLostError,
+    DecodeError,
+    HTTPStatusError,
+    IdleTimeoutError,
+    TransportError,
+)
+from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
+
+__all__ = [
+    "AbortSignal",
+    "ConnectionLostError",
+    "accept_header",
+    "fetch_capabilities",
+    "new_http_client",
+    "stream_events",
+]
+
+_ERROR_BODY_LIMIT = 64 * 1024
+_T = TypeVar("_T")
+
+
+@functools.cache
+def _default_ssl_context() -> ssl.SSLContext:
+    # Loading the CA bundle costs ~20 ms; do it once per process, not once per run.
+    return httpx.create_ssl_context()
+
+
+def new_http_client(timeout: float) -> httpx.AsyncClient:
+    """The client a run opens when none was given: ``timeout`` for connect/write/pool, no read
+    timeout (``idle_timeout`` covers reads), the process-wide default TLS context."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout, read=None), verify=_default_ssl_context()
+    )
+
+
+def accept_header(proto: bool) -> str:
+    """What to ask for: SSE, or protobuf with SSE as a fallback for servers without it."""
+    return f"{AGUI_MEDIA_TYPE}, {SSE_MEDIA_TYPE};q=0.5" if proto else SSE_MEDIA_TYPE
+
+
+class AbortSignal:
+    """Lets another task stop a run: ``abort()`` cancels the pending wait and ends the stream.
+
+    The waiting side registers the cancel scope of each wait (a read, a reconnect delay) with
+    ``watch(scope)`` and removes it with ``unwatch()``.
+    """
+
+    def __init__(self) -> None:
+        self.aborted = False
+        self._scope: Optional[anyio.CancelScope] = None
+
+    def abort(self) -> None:
+        """Mark the run aborted and cancel the wait under way, if any."""
+        self.aborted = True
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def watch(self, scope: anyio.CancelScope) -> None:
+        """``abort()`` cancels ``scope`` until ``unwatch()``."""
+        self._scope = scope
+
+    def unwatch(self) -> None:
+        self._scope = None
+
+
+async def _read_error_body(response: httpx.Response) -> Any:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= _ERROR_BODY_LIMIT:
+            break
+    raw = b"".join(chunks)[:_ERROR_BODY_LIMIT]
+    text = raw.decode("utf-8", "replace")
+    if "json" in response.headers.get("content-type", "").lower():
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
+async def _first_bytes(response: httpx.Response, limit: int = 200) -> str:
+    async for chunk in response.aiter_bytes():
+        return chunk[:limit].decode("utf-8", "replace")
+    return ""
+
+
+async def stream_events(
+    client: httpx.AsyncClient,
+    url: str,
+    body: Optional[bytes],
+    *,
+    headers: Optional[Mapping[str, str]] = None,
+    proto: bool = False,
+    idle_timeout: Optional[float] = None,
+    max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+    signal: Optional[AbortSignal] = None,
+    params: Optional[Mapping[str, str]] = None,
+    cursor: Optional[ResumeCursor] = None,
+    debug: Optional[DebugLog] = None,
+) -> AsyncIterator[AnyEvent]:
+    """POST ``body`` (JSON) to ``url`` (or GET it when ``body`` is ``None``) and yield the
+    events of the streamed answer.
+
+    User ``headers`` go first; ``Content-Type`` and ``Accept`` are always set by the client.
+    Close the generator (``contextlib.aclosing``) to release the connection early. A ``cursor``
+    follows the resume point of a detached run (docs/resume.md); in a resumable response a
+    frame cut off at the end is a lost connection (``ConnectionLostError``), not an error.
+    ``debug`` logs the stream format and each event as decoded.
+    """
+    request_headers = dict(headers or {})
+    for key in [k for k in request_headers if k.lower() in ("content-type", "accept")]:
+        del request_headers[key]
+    if body is not None:
+        request_headers["Content-Type"] = "application/json"
+    request_headers["Accept"] = accept_header(proto)
+    signal = signal or AbortSignal()
+    method = "GET" if body is None else "POST"
+    request = client.build_request(
+        method, url, content=body, headers=request_headers, params=params
+    )
+    response: Optional[httpx.Response] = None
+    streaming = False
+    try:
+        response = await _with_idle_timeout(
+            lambda: client.send(request, stream=True), idle_timeout, signal
+        )
+        if response is None:
+            return
+        if not response.is_success:
+            raise HTTPStatusError(response.status_code, await _read_error_body(response), url=url)
+        content_type = response.headers.get("content-type")
+        if not is_known_content_type(content_type):
+            decoder_for_content_type(content_type, snippet=await _first_bytes(response))
+        decoder = decoder_for_content_type(content_type, max_event_size=max_event_size)
+        stage = "PROTO" if isinstance(decoder, ProtoEventDecoder) else "SSE"
+        if debug is not None:
+            parser = "protobuf" if stage == "PROTO" else "sse"
+            debug.lifecycle(
+                "HTTP", "Stream format detected:", contentType=content_type, parser=parser
+            )
+        if cursor is not None:
+            cursor.on_response(response.headers)
+        streaming = True
+        # Undecoded bytes skip httpx's per-chunk decoder layers when nothing is compressed
+        # (a response built in memory, e.g. by a mock transport, only offers decoded bytes).
+        encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
+        raw = not encoded and not response.is_stream_consumed
+        chunks = (response.aiter_raw() if raw else response.aiter_bytes()).__aiter__()
+        while True:
+            chunk = await _with_idle_timeout(lambda: anext(chunks, None), idle_timeout, signal)
+            if chunk is None:
+                break
+            for event in decoder.feed(chunk):
+                if signal.aborted:
+                    return
+                if debug is not None:
+                    debug.event(stage, "Event received:", event)
+                yield event
+            if cursor is not None:
+                cursor.advance(decoder)
+        if signal.aborted:
+            return
+        try:
+            last_events = decoder.close()
+        except DecodeError as exc:
+            if cursor is None or not cursor.resumable:
+                raise
+            raise ConnectionLostError(f"the stream was cut inside a frame ({exc})") from exc
+        for event in last_events:
+            if debug is not None:
+                debug.event(stage, "Event received:", event)
+            yield event
+        if cursor is not None:
+            cursor.advance(decoder)
+    except httpx.TransportError as exc:
+        what = f"{type(exc).__name__}: {exc}"
+        if streaming:
+            raise ConnectionLostError(
+                f"the connection broke while reading the event stream ({what})"
+            ) from exc
+        raise TransportError(f"request to {url} failed: {what}") from exc
+    finally:
+        if response is not None:
+            await response.aclose()
+
+
+async def _with_idle_timeout(
+    start: Callable[[], Awaitable[_T]], seconds: Optional[float], signal: AbortSignal
+) -> Optional[_T]:
+    """Await one read; None when aborted. Each read gets a fresh deadline (keepalives reset it).
+
+    One cancel scope serves both the deadline and ``abort()`` (a scope per read is the main
+    per-chunk cost of this loop, so it is kept to one).
+    """
+    if signal.aborted:
+        return None
+    deadline = math.inf if seconds is None else anyio.current_time() + seconds
+    with anyio.CancelScope(deadline=deadline) as scope:
+        signal.watch(scope)
+        try:
+            return await start()
+        finally:
+            signal.unwatch()
+    if not signal.aborted:
+        raise IdleTimeoutError(seconds or 0.0)
+    return None
+
+
+async def fetch_capabilities(
+    client: Optional[httpx.AsyncClient],
+    agent_url: str,
+    *,
+    headers: Optional[Mapping[str, str]] = None,
+    timeout: float = 30.0,
+) -> Optional[AgentCapabilities]:
+    """GET ``<agent_url>/capabilities`` (this SDK's server convention); ``None`` on 404."""
+    url = agent_url.rstrip("/") + "/capabilities"
+    try:
+        if client is not None:
+            response = await client.get(url, headers=headers)
+        else:
+            async with new_http_client(timeout) as own_client:
+                response = await own_client.get(url, headers=headers)
+    except httpx.TransportError as exc:
+        raise TransportError(f"request to {url} failed: {type(exc).__name__}: {exc}") from exc
+    if response.status_code == 404:
+        return None
+    if not response.is_success:
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = response.text
+        raise HTTPStatusError(response.status_code, body, url=url)
+    return AgentCapabilities.model_validate_json(response.content)

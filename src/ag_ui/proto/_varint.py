@@ -1,0 +1,37 @@
+"""The one reader of protobuf base-128 varints in Python (the C accelerator has ``wire.h``).
+
+The fast paths read one-byte varints inline and call this for longer ones; the schema walk
+calls it for every tag and length. A varint longer than ten bytes or running past ``end`` is a
+``VarintError``: the fast paths then fall back to the general decoder, the walk reports it.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+__all__ = ["VarintError", "read_varint"]
+
+
+class VarintError(ValueError):
+    """The bytes hold no complete varint of at most ten bytes (``"truncated varint"``...)."""
+
+
+def read_varint(data: bytes | memoryview, pos: int, end: Optional[int] = None) -> tuple[int, int]:
+    """The varint starting at ``data[pos]`` and the position after it, reading before ``end``.
+
+    >>> read_varint(b"\\xac\\x02", 0)
+    (300, 2)
+    """
+    stop = len(data) if end is None else end
+    result = shift = 0
+    while True:
+        if pos >= stop:
+            raise VarintError("truncated varint")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+        if shift >= 70:
+            raise VarintError("varint longer than 10 bytes")
