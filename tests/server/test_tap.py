@@ -198,9 +198,9 @@ async def test_the_inspector_shows_tapped_runs_as_sessions() -> None:
             with anyio.fail_after(10):
                 while inspector.tap_status != "watching":
                     await anyio.sleep(0.01)
-                agent = HttpAgent(base + "/agent", thread_id="someone-else")
+                agent = HttpAgent(base + "/agent", thread_id="someone-else", proto=True)
                 agent.add_message({"id": "u1", "role": "user", "content": "research tides"})
-                await agent.run_agent()
+                await agent.run_agent()  # protobuf: the tap forwards frames, we decode them
                 while not any(
                     s.kind == "tap" and s.rows and s.rows[-1].type == "RUN_FINISHED"
                     for s in inspector.sessions.values()
@@ -215,3 +215,6 @@ async def test_the_inspector_shows_tapped_runs_as_sessions() -> None:
     assert "SUBAGENT_STARTED" in {r.type for r in session.rows}
     assert session.findings() == []
     assert session.conversation()["messages"][-1]["content"] == "My researcher looked into tides."
+    first = session.rows[0].raw
+    assert first is not None
+    assert bytes.fromhex(first.replace(" ", ""))[4:]  # the frame as received, length first

@@ -69,21 +69,20 @@ class Analyzer:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                steps = self._pipeline.feed_with_states(event)
+                applied = tuple(self._pipeline.feed(event))
             except AGUIError as error:
                 message, rule = _describe(error)
                 findings.append(Finding(index, "error", message, rule))
                 self._verifying = False
                 self.state = replay(self.state, (event,))
                 return (event,), findings, True
-        if steps:
-            self.state = steps[-1][1]
+        self.state = self._pipeline.agent_state
         for patch_error in self._patch_errors:
             findings.append(Finding(index, "warning", f"patch not applied: {patch_error}"))
         self._patch_errors.clear()
         for warning in caught:
             findings.append(Finding(index, "warning", str(warning.message)))
-        return tuple(applied for applied, _ in steps), findings, True
+        return applied, findings, True
 
     def finish(self) -> list[Finding]:
         """End the current run's stream: a run left open is an error at its last event."""

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ag_ui.core.decoding import parse_any_event
 from ag_ui.core.events import BaseEvent
-from ag_ui.encoder import event_to_json, sse_frame
+from ag_ui.encoder import AGUI_MEDIA_TYPE, event_to_json, sse_frame
 from ag_ui.inspect._session import RunInfo, Session
 from ag_ui.recording import encode_event_line, encode_header, encode_input_line
 from ag_ui.server import Tap
@@ -26,7 +26,7 @@ EXPORT_FORMATS: dict[str, tuple[str, str]] = {
     "jsonl": ("application/x-ndjson", ".jsonl"),
     "events": ("application/x-ndjson", ".events.jsonl"),
     "sse": ("text/event-stream", ".sse"),
-    "proto": ("application/vnd.ag-ui.event+proto", ".bin"),
+    "proto": (AGUI_MEDIA_TYPE, ".bin"),
 }
 """Format -> (media type, file suffix). ``jsonl`` is the timed recording with requests."""
 

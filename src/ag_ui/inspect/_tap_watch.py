@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 import anyio
 import httpx
 
-from ag_ui.core.decoding import parse_any_event, parse_run_agent_input
+from ag_ui.core.decoding import AnyEvent, parse_any_event, parse_run_agent_input
 from ag_ui.core.errors import AGUIError, UnknownEventTypeError
 from ag_ui.encoder import SSEDecoder
 from ag_ui.inspect._session import Session
@@ -107,14 +107,14 @@ class TapWatcher:
         elif kind == "event" and number in self._runs:
             session, began = self._runs[number]
             try:
-                event = parse_any_event(message["data"])
+                event, raw = _event_of(message)
             except UnknownEventTypeError as error:
                 session.note(f"skipped an event of unknown type: {error}")
                 return
-            except AGUIError as error:
+            except (AGUIError, ImportError, ValueError) as error:
                 session.note(f"an event the tap saw is not valid: {error}")
                 return
-            session.add_event(event, round(sent - began, 6), message["data"])
+            session.add_event(event, round(sent - began, 6), raw)
         elif kind == "end" and number in self._runs:
             session, _ = self._runs.pop(number)
             session.end()
@@ -130,3 +130,13 @@ class TapWatcher:
     def _runs_began(self, session: Session, sent: float) -> float:
         # Times in a tapped session count from its first request the tap saw.
         return self._epochs.setdefault(session.id, sent)
+
+
+def _event_of(message: dict[str, Any]) -> tuple[AnyEvent, str]:
+    """The event of a tap message and its text as received (SSE data, or frame hex)."""
+    if "frame" in message:
+        from ag_ui.proto import decode_event  # needs the proto extra
+
+        frame = bytes.fromhex(message["frame"])
+        return decode_event(frame[4:]), frame.hex(" ", -4)
+    return parse_any_event(message["data"]), message["data"]

@@ -19,11 +19,9 @@ import httpx
 from ag_ui.core.decoding import AnyEvent, parse_any_event, parse_run_agent_input
 from ag_ui.core.errors import AGUIError, UnknownEventTypeError
 from ag_ui.core.types import RunAgentInput
-from ag_ui.encoder import SSEDecoder
+from ag_ui.encoder import AGUI_MEDIA_TYPE, SSEDecoder
 
 __all__ = ["FrameSink", "TeeTransport"]
-
-_PROTO_TYPE = "application/vnd.ag-ui.event+proto"
 
 
 class FrameSink(Protocol):
@@ -41,7 +39,7 @@ class _Splitter:
     def __init__(
         self, content_type: str, report: Callable[[Optional[AnyEvent], str, Optional[str]], None]
     ) -> None:
-        self._proto = content_type.split(";")[0].strip().lower() == _PROTO_TYPE
+        self._proto = content_type.split(";")[0].strip().lower() == AGUI_MEDIA_TYPE
         self._sse = SSEDecoder(max_event_size=64 * 1024 * 1024)
         self._buffer = bytearray()
         self._report = report

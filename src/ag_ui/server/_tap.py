@@ -3,7 +3,8 @@
 Off unless ``AgentEndpoint(tap=True)`` (or ``tap=Tap(token=...)``). When on, every run request
 to the endpoint is observed at the ASGI boundary: the request body (the ``RunAgentInput``) and
 the events of the response, exactly as the client receives them, are copied to the inspectors
-connected to ``GET <path>/tap`` (an SSE stream of JSON messages). Nothing else leaves: request
+connected to ``GET <path>/tap`` (an SSE stream of JSON messages: an SSE response's events as
+their ``data`` text, a protobuf response's frames as hex). Nothing else leaves: request
 and response headers are never read, SSE ``id:`` lines (which carry a detached run's resume
 key) are dropped, and values under secret-looking keys of ``forwardedProps`` are replaced with
 ``"[redacted]"``.
@@ -35,7 +36,7 @@ from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
 from ag_ui.core.errors import RequestRejectedError
-from ag_ui.encoder import SSEDecoder, event_to_json
+from ag_ui.encoder import AGUI_MEDIA_TYPE, SSEDecoder
 from ag_ui.server._asgi import send_error
 
 __all__ = ["TAP_SECRET_KEYS", "Tap"]
@@ -47,7 +48,6 @@ TAP_SECRET_KEYS = re.compile(
 )
 """Keys of ``forwardedProps`` (at any depth) whose values the tap never sends."""
 
-_PROTO_TYPE = "application/vnd.ag-ui.event+proto"
 _KEEPALIVE = 15.0
 
 
@@ -107,7 +107,7 @@ class _Observed:
             status = int(message["status"])
             if status != 200:
                 self._tap.publish({"kind": "rejected", "tap": self.number, "status": status})
-            elif content_type == _PROTO_TYPE:
+            elif content_type == AGUI_MEDIA_TYPE:
                 self._proto = bytearray()
             else:
                 self._sse = SSEDecoder(max_event_size=64 * 1024 * 1024)
@@ -121,16 +121,15 @@ class _Observed:
             for sse in self._sse.feed(chunk):
                 self._event(sse.data)  # the id (a resume key) stays behind
         elif self._proto is not None:
-            from ag_ui.proto import decode_event
-
+            # Whole frames go to the watchers as received (hex); they decode them.
             self._proto += chunk
             while len(self._proto) >= 4:
                 size = int.from_bytes(self._proto[:4], "big")
                 if len(self._proto) < 4 + size:
                     break
-                frame = bytes(self._proto[4 : 4 + size])
+                frame = bytes(self._proto[: 4 + size])
                 del self._proto[: 4 + size]
-                self._event(event_to_json(decode_event(frame)).decode())
+                self._tap.publish({"kind": "event", "tap": self.number, "frame": frame.hex()})
 
     def _event(self, data: str) -> None:
         self._tap.publish({"kind": "event", "tap": self.number, "data": data})
