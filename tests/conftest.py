@@ -1,7 +1,11 @@
-"""Shared test helpers: where the cross-SDK fixtures live."""
+"""Shared test helpers: where the cross-SDK fixtures live, a real Redis, the demo agent."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +13,9 @@ import pytest
 
 from tests.frameworks.fixtures import framework_server  # noqa: F401  (a fixture, see there)
 from tests.redis_helpers import RedisServer
+
+# pytester: the test kit's pytest plugin is tested in subprocess pytest runs (tests/testing).
+pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -37,3 +44,29 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
     server = RedisServer(tmp_path_factory.mktemp("redis"))
     yield server
     server.stop()
+
+
+_DEMO_READY = re.compile(r"AG-UI demo agent on http://(?P<address>127\.0\.0\.1:\d+)/agent")
+
+
+@pytest.fixture(scope="session")
+def demo_agent_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``agui demo --port 0`` in a subprocess for the session; yields the ``host:port`` it
+    listens on (the socket is bound before the ready line is printed)."""
+    log = tmp_path_factory.mktemp("demo-agent") / "agui-demo.log"
+    with open(log, "w", encoding="utf-8") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ag_ui", "demo", "--port", "0", "--delay", "0"],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 20
+        while (ready := _DEMO_READY.search(log.read_text(encoding="utf-8"))) is None:
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"agui demo did not start: {log.read_text(encoding='utf-8')!r}")
+            time.sleep(0.05)
+        yield ready.group("address")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -46,7 +46,16 @@ LAYERS: dict[str, frozenset[str]] = {
     "ag_ui.providers": frozenset({"ag_ui.core", "ag_ui.server", "ag_ui.tools"}),
     "ag_ui.demo": frozenset({"ag_ui.core", "ag_ui.server"}),
     "ag_ui.testing": frozenset(
-        {"ag_ui.core", "ag_ui.client", "ag_ui.server", "ag_ui.verify", "ag_ui.apply"}
+        {
+            "ag_ui.core",
+            "ag_ui.encoder",
+            "ag_ui.proto",
+            "ag_ui.recording",
+            "ag_ui.client",
+            "ag_ui.server",
+            "ag_ui.verify",
+            "ag_ui.apply",
+        }
     ),
     "ag_ui.inspect": frozenset(
         {
@@ -69,6 +78,7 @@ LAZY_ONLY = {
     ("ag_ui.encoder", "ag_ui.proto"),
     ("ag_ui.client", "ag_ui.proto"),
     ("ag_ui.recording", "ag_ui.proto"),
+    ("ag_ui.testing", "ag_ui.proto"),
     ("ag_ui.inspect", "ag_ui.proto"),
 }
 

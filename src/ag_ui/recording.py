@@ -9,8 +9,10 @@ bytes:
 - **Timed JSON Lines**, what this SDK writes: JSON Lines whose lines may also be
   ``{"at": 0.0123, "event": {...}}`` (an event and its arrival time, seconds since the recording
   began), ``{"at": 0.0, "input": {...}}`` (the ``RunAgentInput`` of the run that starts there) and,
-  first, one header ``{"aguiRecording": 1, "source": ..., "transport": "sse", ...}``. Plain event
-  lines may be mixed in; they carry no time. Request headers and tokens are never written.
+  first, one header ``{"aguiRecording": 1, "source": ..., "transport": "sse", ...}`` (``agui
+  record`` adds ``recordedAt`` and the agent's ``capabilities``, which ``agui replay`` serves;
+  readers ignore keys they do not know). Plain event lines may be mixed in; they carry no time.
+  Request headers and tokens are never written (``source`` has no query or credentials).
 - **SSE**: ``data:`` frames separated by a blank line (CRLF accepted).
 - **Protobuf**: frames of a 4-byte big-endian length + ``ag_ui.Event``
   (``application/vnd.ag-ui.event+proto``).
@@ -73,6 +75,8 @@ class RecordedEvent:
 
     event: AnyEvent
     at: Optional[float] = None
+    line: Optional[int] = None
+    """The line of a JSON Lines recording that held the event (1-based), for error messages."""
 
 
 @dataclass
@@ -232,7 +236,7 @@ def _read_json_lines(data: bytes, recording: Recording) -> None:
             run = RecordedRun()
             recording.runs.append(run)
         for event in _parse(payload, index, where, recording.skipped):
-            run.events.append(RecordedEvent(event, at))
+            run.events.append(RecordedEvent(event, at, number))
         index += 1
 
 

@@ -207,7 +207,7 @@ def test_command_line_rejects_bad_json_and_bad_headers(
     with pytest.raises(SystemExit) as info:
         main(["run", "http://127.0.0.1:9/x", "--state", "{nope"])
     assert info.value.code == 2
-    assert "--state is not valid JSON" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith("agui run: argument --state: not valid JSON (")
     with pytest.raises(SystemExit) as info:
         main(["run", "http://127.0.0.1:9/x", "--header", "no-colon"])
     assert info.value.code == 2

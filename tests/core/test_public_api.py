@@ -255,3 +255,17 @@ def test_capabilities_read_the_old_sub_agents_key_and_write_the_new_one() -> Non
     for key in ("subagents", "subAgents", "sub_agents"):
         caps = MultiAgentCapabilities.model_validate({key: [{"name": "researcher"}]})
         assert caps.model_dump(by_alias=True) == {"subagents": [{"name": "researcher"}]}
+
+
+def test_every_public_class_of_core_has_its_own_docstring() -> None:
+    # ``__dict__`` rather than ``__doc__``: a docstring inherited from a base class (or pydantic's
+    # default) says nothing about this class.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        public = {name: getattr(ag_ui.core, name) for name in ag_ui.core.__all__}
+    classes = {name: value for name, value in public.items() if isinstance(value, type)}
+    assert len(classes) > 100
+    undocumented = sorted(
+        name for name, cls in classes.items() if not (cls.__dict__.get("__doc__") or "").strip()
+    )
+    assert undocumented == []

@@ -19,52 +19,19 @@ from starlette.applications import Starlette
 from ag_ui.client import HttpAgent, ReconnectPolicy
 from ag_ui.core import RunAgentInput
 from ag_ui.server import Agent, RunContext
+from ag_ui.testing.faults import Cut, FaultyTransport
 
 FAST = ReconnectPolicy(max_attempts=5, initial_delay=0.001, max_delay=0.01)
 
 
-class _CutStream(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.AsyncByteStream, limit: int) -> None:
-        self._inner = inner
-        self._limit = limit
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        sent = 0
-        async for chunk in self._inner:
-            if sent + len(chunk) >= self._limit:
-                if self._limit > sent:
-                    yield chunk[: self._limit - sent]
-                raise httpx.RemoteProtocolError("peer closed connection (cut by the test)")
-            sent += len(chunk)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-class CuttingTransport(httpx.AsyncBaseTransport):
-    """Wraps a transport; the n-th event-stream response breaks after ``cuts[n]`` bytes
-    (``None``: not cut). Later responses are not cut. Records every request."""
+class CuttingTransport(FaultyTransport):
+    """The n-th event-stream response breaks after ``cuts[n]`` bytes (``None``: not cut);
+    later responses are not cut; ``requests`` records every request (the test kit's fault
+    injection, ``ag_ui.testing.faults``)."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport, cuts: list[Optional[int]]) -> None:
-        self._inner = inner
-        self._cuts = list(cuts)
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        response = await self._inner.handle_async_request(request)
-        streaming = "event" in response.headers.get("content-type", "")
-        limit = self._cuts.pop(0) if streaming and self._cuts else None
-        if limit is None:
-            return response
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        return httpx.Response(
-            response.status_code,
-            headers=response.headers,
-            stream=_CutStream(response.stream, limit),
-            request=request,
-        )
+        schedule = [[] if cut is None else [Cut(after_bytes=cut)] for cut in cuts]
+        super().__init__(inner, per_response=schedule)
 
 
 def make_story_agent(delay: float = 0.0) -> Agent:

@@ -161,6 +161,61 @@ async def test_state_starts_from_the_input_and_updates_as_deltas() -> None:
     ]
 
 
+async def test_state_update_merges_keys_like_dict_update() -> None:
+    async def agent(run_input: Any, ctx: RunContext) -> None:
+        assert await ctx.state.update({"city": "Paris"}) == [
+            {"op": "add", "path": "/city", "value": "Paris"}
+        ]
+        await ctx.state.update(count=2)  # keyword arguments, as dict.update takes them
+        await ctx.state.update({"items": ["a", "b"]}, count=2)
+        assert ctx.state.current == {"count": 2, "items": ["a", "b"], "city": "Paris"}
+
+    events = await events_of(agent, state={"count": 1, "items": ["a"]})
+    assert events == [
+        {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/city", "value": "Paris"}]},
+        {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/count", "value": 2}]},
+        {
+            "type": "STATE_DELTA",
+            "delta": [{"op": "replace", "path": "/items", "value": ["a", "b"]}],
+        },
+        FINISHED,
+    ]
+
+
+async def test_state_replace_swaps_the_whole_state() -> None:
+    async def agent(run_input: Any, ctx: RunContext) -> None:
+        await ctx.state.replace({"city": "Paris"})
+        await ctx.state.replace({"city": "Paris"})  # unchanged: nothing sent
+        await ctx.state.replace(["a list now"])
+
+    events = await events_of(agent, state={"count": 1})
+    assert events == [
+        {
+            "type": "STATE_DELTA",
+            "delta": [
+                {"op": "remove", "path": "/count"},
+                {"op": "add", "path": "/city", "value": "Paris"},
+            ],
+        },
+        {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "", "value": ["a list now"]}]},
+        FINISHED,
+    ]
+
+
+async def test_state_update_of_a_non_object_state_names_replace() -> None:
+    seen: list[str] = []
+
+    async def agent(run_input: Any, ctx: RunContext) -> None:
+        await ctx.state.snapshot([1, 2])
+        with pytest.raises(TypeError, match=r"state is a list; use ctx\.state\.replace") as info:
+            await ctx.state.update({"x": 1})
+        seen.append(str(info.value))
+
+    events = await events_of(agent)
+    assert events == [{"type": "STATE_SNAPSHOT", "snapshot": [1, 2]}, FINISHED]
+    assert seen
+
+
 async def test_state_mutation_by_the_agent_does_not_corrupt_the_baseline() -> None:
     async def agent(run_input: Any, ctx: RunContext) -> None:
         state = {"list": [1]}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO
 
 __all__ = ["TextReporter"]
 
@@ -22,14 +22,52 @@ def _compact(value: Any, limit: int = _RESULT_LIMIT, *, raw_strings: bool = True
 class TextReporter:
     """Streams words as they arrive; one line per tool call, result, state change, step."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, *, errors: Optional[TextIO] = None) -> None:
         self.stream = stream
+        self.errors = stream if errors is None else errors
+        """Where the failure line goes (``agui run``: stderr)."""
         self._mid_line = False
+        self._pending_prefix: Optional[str] = None
+        self.reader_gone = False
+        """True once writing failed because the reader went away (``agui run ... | head``)."""
+        self.on_reader_gone: Optional[Callable[[], None]] = None
+        """Called once when the reader goes away (``agui run`` aborts the run)."""
 
     def _write(self, text: str) -> None:
-        self.stream.write(text)
-        self.stream.flush()
+        if self.reader_gone:
+            return
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except BrokenPipeError:
+            # Raising here would only reach the client's subscriber guard (logged, skipped):
+            # stop writing and let the caller end the run.
+            self.reader_gone = True
+            if self.on_reader_gone is not None:
+                self.on_reader_gone()
+            return
         self._mid_line = not text.endswith("\n")
+
+    def _open(self, prefix: str) -> None:
+        # A message's "role: " prefix waits for its first non-empty piece, so an empty message
+        # (pydantic-ai and Microsoft Agent Framework open one around tool calls) prints nothing.
+        self._pending_prefix = prefix
+
+    def _piece(self, delta: str) -> None:
+        if not delta:
+            return
+        if self._pending_prefix is not None:
+            if self._mid_line:
+                self._write("\n")
+            self._write(self._pending_prefix)
+            self._pending_prefix = None
+        self._write(delta)
+
+    def _close(self) -> None:
+        if self._pending_prefix is not None:
+            self._pending_prefix = None  # nothing was said: no line at all
+            return
+        self._write("\n")
 
     def _line(self, text: str) -> None:
         if self._mid_line:
@@ -41,27 +79,22 @@ class TextReporter:
         self._line(text)
 
     def on_text_message_start_event(self, params: Any) -> None:
-        role = params.event.role or "assistant"
-        if self._mid_line:
-            self._write("\n")
-        self._write(f"{role}: ")
+        self._open(f"{params.event.role or 'assistant'}: ")
 
     def on_text_message_content_event(self, params: Any) -> None:
-        self._write(params.event.delta)
+        self._piece(params.event.delta)
 
     def on_text_message_end_event(self, params: Any) -> None:
-        self._write("\n")
+        self._close()
 
     def on_reasoning_message_start_event(self, params: Any) -> None:
-        if self._mid_line:
-            self._write("\n")
-        self._write("(reasoning) ")
+        self._open("(reasoning) ")
 
     def on_reasoning_message_content_event(self, params: Any) -> None:
-        self._write(params.event.delta)
+        self._piece(params.event.delta)
 
     def on_reasoning_message_end_event(self, params: Any) -> None:
-        self._write("\n")
+        self._close()
 
     def on_tool_call_start_event(self, params: Any) -> None:
         if self._mid_line:
@@ -107,10 +140,25 @@ class TextReporter:
         code = f"[{event.code}] " if event.code else ""
         self._line(f"run error: {code}{event.message}")
 
-    def summary(self, agent: Any, result: Any, error: Optional[BaseException], events: int) -> None:
+    def summary(
+        self,
+        agent: Any,
+        result: Any,
+        error: Optional[BaseException],
+        events: int,
+        *,
+        hint: str = "",
+    ) -> None:
         """The closing lines: outcome, counts, open interrupts, pending tool calls, state."""
         if error is not None:
-            self._line(f"--- failed after {events} event(s): {type(error).__name__}: {error}")
+            name = type(error).__name__
+            line = f"--- failed after {events} event(s): {name}: {error}{hint}"
+            if self.errors is self.stream:
+                self._line(line)
+            else:
+                if self._mid_line:
+                    self._write("\n")
+                print(line, file=self.errors, flush=True)
             return
         assert result is not None
         self._line(

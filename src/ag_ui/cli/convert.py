@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Any, BinaryIO, Callable
 
+from ag_ui.cli._arguments import input_file, output_file
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import UnknownEventTypeError
 from ag_ui.encoder import event_to_json, sse_frame
@@ -25,10 +26,10 @@ def register(subparsers: Any) -> None:
         "write it as JSON Lines (one wire-JSON event per line), SSE frames or protobuf frames. "
         "Events of unknown types are skipped with a warning unless --strict.",
     )
-    parser.add_argument("file", help="recorded stream; '-' for stdin")
+    parser.add_argument("file", type=input_file, help="recorded stream; '-' for stdin")
     parser.add_argument("--to", required=True, choices=FORMATS, help="output format")
     parser.add_argument("--from", dest="source_format", choices=FORMATS, help="input format")
-    parser.add_argument("-o", "--output", help="output file (default: stdout)")
+    parser.add_argument("-o", "--output", type=output_file, help="output file (default: stdout)")
     parser.add_argument(
         "--strict", action="store_true", help="fail on events of unknown types instead"
     )
@@ -60,14 +61,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    try:
-        data = _read_input(args.file)
-    except OSError as exc:
-        print(f"agui convert: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 1
+    data = _read_input(args.file)
     source: Format = args.source_format or (detect_format(data) if data else "jsonl")
     write = _writer(args.to)
     skipped: list[UnknownEventTypeError] = []
+    # A reader that goes away (``| head``) raises BrokenPipeError: ``ag_ui.cli.main`` ends quietly.
     out: BinaryIO = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
     try:
         for event in read_events(data, source, skipped=skipped):
@@ -75,11 +73,6 @@ def run(args: argparse.Namespace) -> int:
                 raise skipped[0]
             out.write(write(event))
         out.flush()
-    except BrokenPipeError:
-        # The reader went away (``agui convert ... | head``): not worth a traceback. Point
-        # stdout at nothing so the interpreter's exit flush does not fail again.
-        sys.stdout = None
-        return 0
     finally:
         if args.output:
             out.close()

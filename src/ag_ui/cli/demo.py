@@ -16,6 +16,8 @@ import sys
 import uuid
 from typing import Any
 
+from ag_ui.cli._arguments import non_negative_seconds, port
+
 DEFAULT_MESSAGE = "What's the weather in Paris?"
 
 
@@ -28,7 +30,9 @@ def register(subparsers: Any) -> None:
         "with one message, print the transcript and exit.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--port", type=port, default=8000, help="port (default 8000; 0 picks a free one)"
+    )
     parser.add_argument("--once", action="store_true", help="run one message and exit")
     parser.add_argument(
         "-m", "--message", default=DEFAULT_MESSAGE, help=f"message for --once ({DEFAULT_MESSAGE!r})"
@@ -39,8 +43,14 @@ def register(subparsers: Any) -> None:
         default="text",
         help="transcript format for --once (passed to agui run)",
     )
-    parser.add_argument("--delay", type=float, default=None, help="seconds between streamed pieces")
-    parser.set_defaults(func=run)
+    parser.add_argument(
+        "--delay",
+        type=non_negative_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="seconds between streamed pieces (default 0.03 when serving, 0 with --once)",
+    )
+    parser.set_defaults(func=run, extra="server")
 
 
 def _require_server_extra() -> Any:
@@ -85,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     url = _url(args.host, port)
     delay = 0.03 if args.delay is None else args.delay
+    _quiet_server_log()  # "crash" fails on purpose: one log line, not a traceback
     print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
     print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"', flush=True)
     config = uvicorn.Config(
@@ -98,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _OneLineFormatter(logging.Formatter):
-    """Server log lines without tracebacks: the one-shot transcript stays readable."""
+    """Server log lines without tracebacks: the demo's failures are on purpose, and the
+    transcript stays readable."""
 
     def format(self, record: logging.LogRecord) -> str:
         text = f"server log: {record.getMessage()}"

@@ -240,9 +240,9 @@ def _json(report: InstallationReport, extras: list[ExtraStatus], accel: tuple[st
 
 def run_doctor(argv: Sequence[str]) -> int:
     """Entry point of ``agui doctor``; returns the exit status."""
-    parser = argparse.ArgumentParser(
-        prog="agui doctor", description=(__doc__ or "").split("\n\n")[1]
-    )
+    from ag_ui.cli._arguments import CommandParser  # standard library only: safe here
+
+    parser = CommandParser(prog="agui doctor", description=(__doc__ or "").split("\n\n")[1])
     _add_arguments(parser)
     args = parser.parse_args(list(argv))
     report = inspect_installation()

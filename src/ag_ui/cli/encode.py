@@ -9,6 +9,7 @@ import argparse
 import sys
 from typing import Any
 
+from ag_ui.cli._arguments import input_file
 from ag_ui.core.decoding import parse_any_event
 from ag_ui.core.errors import AGUIValidationError
 from ag_ui.encoder import EventEncoder
@@ -21,7 +22,9 @@ def register(subparsers: Any) -> None:
         description="Read one JSON event per line (wire or Python field names) from FILE or "
         "stdin, validate each, and write its SSE frame (camelCase, unset fields omitted).",
     )
-    parser.add_argument("file", nargs="?", default="-", help="JSON Lines file, '-' for stdin")
+    parser.add_argument(
+        "file", nargs="?", type=input_file, default="-", help="JSON Lines file, '-' for stdin"
+    )
     parser.set_defaults(func=run)
 
 
@@ -29,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     encoder = EventEncoder()
     stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     with stream:
-        for number, line in enumerate(stream, start=1):
+        for number, line in enumerate(stream, start=1):  # streams: one frame per line read
             if not line.strip():
                 continue
             try:

@@ -11,12 +11,14 @@ Exit status 0 iff the run finished without error.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Optional, TextIO
 
+from ag_ui.cli._arguments import http_url, json_value, positive_seconds
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import AGUIError
 
@@ -31,11 +33,23 @@ def register(subparsers: Any) -> None:
         help="run an AG-UI agent over HTTP and show what it streams",
         description="POST a run to an AG-UI agent endpoint and show the streamed answer.",
     )
-    parser.add_argument("url", help="the agent endpoint, e.g. http://127.0.0.1:8000/agent")
-    parser.add_argument("-m", "--message", default=None, help="a user message to send")
-    parser.add_argument("--state", default=None, metavar="JSON", help="initial agent state")
     parser.add_argument(
-        "--forwarded-props", default=None, metavar="JSON", help="forwardedProps for the agent"
+        "url", type=http_url, help="the agent endpoint, e.g. http://127.0.0.1:8000/agent"
+    )
+    parser.add_argument("-m", "--message", default=None, help="a user message to send")
+    parser.add_argument(
+        "--state",
+        type=json_value,
+        default=None,
+        metavar="JSON|@FILE",
+        help="initial agent state (JSON text, or @FILE holding JSON)",
+    )
+    parser.add_argument(
+        "--forwarded-props",
+        type=json_value,
+        default=None,
+        metavar="JSON|@FILE",
+        help="forwardedProps for the agent (JSON text, or @FILE)",
     )
     parser.add_argument(
         "--header",
@@ -49,21 +63,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--thread-id", default=None, help="thread id (default: a new UUID)")
     parser.add_argument(
         "--idle-timeout",
-        type=float,
+        type=positive_seconds,
         default=300.0,
         metavar="SECONDS",
         help="give up after this long without any event or keepalive (default 300)",
     )
-    parser.set_defaults(func=run, parser=parser)
-
-
-def _json_argument(parser: argparse.ArgumentParser, option: str, text: Optional[str]) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        parser.error(f"{option} is not valid JSON: {exc}")
+    parser.set_defaults(func=run, parser=parser, extra="client")
 
 
 def _headers(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, str]:
@@ -77,11 +82,11 @@ def _headers(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, st
 
 
 def run(args: argparse.Namespace) -> int:
+    # ag_ui.client first: its ImportError names the client extra (anyio's would not).
+    importlib.import_module("ag_ui.client")
     import anyio
 
     parser: argparse.ArgumentParser = args.parser
-    state = _json_argument(parser, "--state", args.state)
-    forwarded_props = _json_argument(parser, "--forwarded-props", args.forwarded_props)
     headers = _headers(parser, args.header)
 
     async def main() -> int:
@@ -90,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
             message=args.message,
             output=args.output,
             headers=headers,
-            state=state,
-            forwarded_props=forwarded_props,
+            state=args.state,
+            forwarded_props=args.forwarded_props,
             proto=args.proto,
             thread_id=args.thread_id,
             idle_timeout=args.idle_timeout,
@@ -128,11 +133,14 @@ async def run_client(
     from ag_ui.cli._run_text import TextReporter
     from ag_ui.client import HttpAgent, Reconnect
 
+    # On the command line (no ``stream``) a failure is also one line on stderr, so it shows
+    # when stdout goes to a file or a pipe; a caller's own stream gets everything.
+    errors = sys.stderr if stream is None else stream
     if stream is None:
         stream = sys.stdout
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {', '.join(OUTPUTS)}, got {output!r}")
-    reporter = TextReporter(stream) if output == "text" else None
+    reporter = TextReporter(stream, errors=errors) if output == "text" else None
 
     def show_reconnect(reconnect: Reconnect) -> None:
         line = (
@@ -160,14 +168,25 @@ async def run_client(
 
     async def tap(input: Any, next: Any) -> AsyncIterator[Any]:
         # Sees the events as received (chunks included), before the pipeline judges them.
-        async for event in next.run(input):
-            counts[event_type_name(event)] += 1
-            if output == "events":
-                stream.write(json.dumps(_wire(event), separators=(",", ":")) + "\n")
-                stream.flush()
-            yield event
+        # The inner stream is closed here, in this task, when the run stops early: left to the
+        # garbage collector it is closed at interpreter exit and prints "Task exception was never
+        # retrieved ... aclose(): asynchronous generator is already running".
+        events = next.run(input)
+        try:
+            async for event in events:
+                counts[event_type_name(event)] += 1
+                if output == "events":
+                    stream.write(json.dumps(_wire(event), separators=(",", ":")) + "\n")
+                    stream.flush()
+                yield event
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     agent.use(tap)
+    if reporter is not None:
+        reporter.on_reader_gone = agent.abort_run
     error: Optional[BaseException] = None
     result = None
     try:
@@ -176,6 +195,8 @@ async def run_client(
         error = exc
     except ImportError as exc:  # e.g. protobuf answer without the proto extra
         error = exc
+    if reporter is not None and reporter.reader_gone:
+        raise BrokenPipeError("the reader of the output went away")
     if output == "json":
         outcome: Any = None
         if result is not None and result.finished:
@@ -190,10 +211,39 @@ async def run_client(
             "reconnects": agent.reconnects,
         }
         stream.write(json.dumps(report) + "\n")
+        if error is not None and errors is not stream:
+            print(f"agui run: {type(error).__name__}: {error}{_hint(error, url)}", file=errors)
     elif output == "text":
         assert reporter is not None
-        reporter.summary(agent, result, error, sum(counts.values()))
+        reporter.summary(agent, result, error, sum(counts.values()), hint=_hint(error, url))
     elif error is not None:
-        print(f"agui run: {type(error).__name__}: {error}", file=sys.stderr)
+        print(f"agui run: {type(error).__name__}: {error}{_hint(error, url)}", file=errors)
     stream.flush()
     return 0 if error is None else 1
+
+
+def _hint(error: Optional[BaseException], url: str) -> str:
+    """What to do about a failed run, for the errors a first try meets."""
+    from ag_ui.core.errors import (
+        ContentTypeError,
+        HTTPStatusError,
+        IdleTimeoutError,
+        IncompleteStreamError,
+        TransportError,
+    )
+
+    if isinstance(error, HTTPStatusError):
+        if error.status in (404, 405):
+            return " (is this the agent's endpoint? `agui demo` serves POST /agent)"
+        if error.status in (401, 403):
+            return " (the agent wants credentials: --header 'Authorization: Bearer ...')"
+        return ""
+    if isinstance(error, ContentTypeError):
+        return " (this URL does not serve an AG-UI event stream; check the path)"
+    if isinstance(error, IdleTimeoutError):
+        return " (a slow agent? raise --idle-timeout)"
+    if isinstance(error, IncompleteStreamError):
+        return ""
+    if isinstance(error, TransportError):
+        return f" (is an agent running at {url}? `agui demo` starts one)"
+    return ""

@@ -1,163 +1,167 @@
 """``agui verify FILE``: check a recorded event stream and show the messages and state it builds.
 
-FILE holds JSON Lines (one wire-JSON event per line, or a timed recording as
-``ag_ui.recording`` writes it: its header and request lines are skipped) or an SSE recording
-(``data:`` frames); ``-`` reads stdin. Events go through ``ag_ui.apply.EventPipeline``
-(compatibility, chunk expansion, verification, reducer) from empty messages and state, with a
-strict end: a run left open is an error. Exit status 0 iff the stream is legal.
+FILE holds JSON Lines (plain or timed, as this SDK records them), an SSE recording (``data:``
+frames) or protobuf frames, read by ``ag_ui.recording.read_recording`` (format detected from the
+first bytes); ``-`` reads stdin. Events go through ``ag_ui.apply.EventPipeline`` (compatibility,
+chunk expansion, verification, reducer) from no messages and the state ``{}`` (what
+``HttpAgent`` and the TypeScript client start from; ``--state`` gives another), with a strict
+end: a run left open is an error unless ``--no-strict-end``. Exit status 0 iff the stream is
+legal.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import warnings
-from collections.abc import Iterator
 from typing import Any, Optional
 
 from ag_ui.apply import EventPipeline
-from ag_ui.core.decoding import parse_any_event
-from ag_ui.core.errors import AGUIError, ProtocolError, UnknownEventTypeError
+from ag_ui.cli._arguments import input_file, json_value
+from ag_ui.core.errors import AGUIError, PatchError, ProtocolError
+from ag_ui.recording import Recording, read_recording
 
-__all__ = ["register", "run", "verify_text"]
+__all__ = ["register", "run", "verify_recording"]
+
+_STRICT_END_HINT = "pass --no-strict-end to accept a recording cut before its terminal event"
 
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "verify",
-        help="check a recorded event stream (JSON Lines or SSE) and show the result",
+        help="check a recorded event stream (JSON Lines, SSE or protobuf) and show the result",
         description="Run a recorded stream through compatibility translation, chunk "
         "expansion, the protocol verifier and the reducer; print the messages and state it "
         "builds, or the first violation. Exit status 0 iff the stream is legal.",
     )
-    parser.add_argument("file", help="JSON Lines or SSE recording; '-' for stdin")
+    parser.add_argument(
+        "file", type=input_file, help="JSON Lines, SSE or protobuf recording; '-' for stdin"
+    )
     parser.add_argument(
         "--output",
         choices=("text", "json"),
         default="text",
-        help="'json' prints one object {ok, error, messages, state}",
+        help="'json' prints one object {ok, error, warnings, messages, state}",
+    )
+    parser.add_argument(
+        "--state",
+        type=json_value,
+        default={},
+        metavar="JSON|@FILE",
+        help="the state before the first event (default {}, as HttpAgent starts)",
+    )
+    parser.add_argument(
+        "--no-strict-end",
+        dest="strict_end",
+        action="store_false",
+        help="accept a recording that stops inside a run, without RUN_FINISHED or RUN_ERROR "
+        "(as the TypeScript client does)",
     )
     parser.set_defaults(func=run)
 
 
-def _sse_payloads(text: str) -> Iterator[tuple[int, str]]:
-    # One event per frame; a frame's data lines are joined with "\n" (SSE spec).
-    data: list[str] = []
-    start = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line:
-            if data:
-                yield start, "\n".join(data)
-            data = []
-            continue
-        if line.startswith("data:"):
-            if not data:
-                start = number
-            value = line[5:]
-            data.append(value[1:] if value.startswith(" ") else value)
-    if data:
-        yield start, "\n".join(data)
-
-
-def _payloads(text: str) -> Iterator[tuple[int, str]]:
-    if any(line.startswith("data:") for line in text.splitlines()):
-        yield from _sse_payloads(text)
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield number, _timed_payload(line)
-
-
-def _timed_payload(line: str) -> str:
-    """A timed recording's line (ag_ui.recording) -> its event; the header and the runs'
-    request lines carry no event and become blank (skipped below)."""
-    if '"type"' in line and not line.lstrip().startswith('{"at"'):
-        return line
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return line  # reported as not JSON where the event is parsed
-    if not isinstance(value, dict) or "type" in value:
-        return line
-    if "aguiRecording" in value or "input" in value:
-        return ""
-    if isinstance(value.get("event"), dict):
-        return json.dumps(value["event"], ensure_ascii=False)
-    return line
-
-
-def verify_text(text: str) -> dict[str, Any]:
-    """Verify a recording; return ``{"ok", "error", "messages", "state"}`` (+ private stats)."""
-    pipeline = EventPipeline()
-    error: Optional[str] = None
+def verify_recording(
+    recording: Recording, *, state: Any = None, strict_end: bool = True
+) -> dict[str, Any]:
+    """Verify a recording; return ``{"ok", "error", "warnings", "messages", "state"}`` (and
+    private counts under ``_``-keys). Each distinct warning is listed once."""
+    found: list[str] = []
     count = expanded = 0
-    skipped: list[str] = []
-    for line, payload in _payloads(text):
-        if not payload:
-            continue  # a timed recording's header or request line
-        count += 1
-        try:
-            event = parse_any_event(payload)
-        except UnknownEventTypeError as exc:
-            # Like the TypeScript client: an event type from a newer protocol is skipped.
-            skipped.append(f"event {count} (line {line}): unknown type {exc.event_type!r}")
-            continue
-        except AGUIError as exc:
-            error = f"event {count} (line {line}): {_describe(exc)}"
-            break
-        try:
-            expanded += len(pipeline.feed(event))
-        except AGUIError as exc:
-            error = f"event {count} (line {line}): {_describe(exc)}"
-            break
-    else:
-        try:
-            pipeline.finish()
-        except AGUIError as exc:
-            error = f"end of stream: {_describe(exc)}"
+    line: Optional[int] = None
+
+    def warn(text: str) -> None:
+        text = " ".join(text.split())
+        if text not in found:
+            found.append(text)
+
+    def patch_failed(error: PatchError) -> None:
+        warn(f"{_where(count, line)}: a patch was skipped: {error}")
+
+    for skipped in recording.skipped:
+        kind = getattr(skipped, "field_numbers", None)
+        if kind is not None:
+            warn(f"skipped a protobuf event of a newer protocol (fields {kind})")
+        else:
+            warn(f"skipped an event of unknown type {skipped.event_type!r}")
+    pipeline = EventPipeline(state=state, strict_end=strict_end, on_patch_error=patch_failed)
+    error: Optional[str] = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for run in recording.runs:
+            for recorded in run.events:
+                count, line = count + 1, recorded.line
+                try:
+                    expanded += len(pipeline.feed(recorded.event))
+                except AGUIError as exc:
+                    error = f"{_where(count, recorded.line)}: {_describe(exc)}"
+                    break
+            if error is not None:
+                break
+        else:
+            try:
+                pipeline.finish()
+            except ProtocolError as exc:
+                error = f"end of stream: {_describe(exc)}"
+                if exc.rule == "END":
+                    error = f"{error.rstrip('.')}; {_STRICT_END_HINT}"
+    for caught_warning in caught:
+        warn(str(caught_warning.message))
     final = pipeline.agent_state
     return {
         "ok": error is None,
         "error": error,
+        "warnings": found,
         "messages": list(final.messages),
         "state": final.state,
         "_events": count,
         "_expanded": expanded,
-        "_patch_errors": [str(e) for e in pipeline.patch_errors],
-        "_skipped": skipped,
     }
 
 
+def _where(count: int, line: Optional[int]) -> str:
+    return f"event {count}" + (f" (line {line})" if line is not None else "")
+
+
 def _describe(exc: AGUIError) -> str:
+    text = str(exc)
     if isinstance(exc, ProtocolError):
-        return f"[{exc.rule}] {exc}"
-    return str(exc)
+        # The verifier's own hint names the Python option; the command line has a flag.
+        text = text.replace(" Pass strict_end=False to accept truncated streams.", "")
+        return f"[{exc.rule}] {text}"
+    return text
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.file == "-":
-        text = sys.stdin.read()
+    data = sys.stdin.buffer.read() if args.file == "-" else _read(args.file)
+    try:
+        recording = read_recording(data)
+    except AGUIError as exc:
+        # One line; a JSON Lines recording names its line, so the frame index says nothing more.
+        text = re.sub(r"^frame \d+: (line \d+: )", r"\1", " ".join(str(exc).split()))
+        report: dict[str, Any] = {
+            "ok": False,
+            "error": text,
+            "warnings": [],
+            "messages": [],
+            "state": args.state,
+            "_events": 0,
+            "_expanded": 0,
+        }
     else:
-        try:
-            with open(args.file, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as exc:
-            print(f"agui verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-            return 2
-        except UnicodeDecodeError as exc:
-            print(f"agui verify: {args.file} is not UTF-8 text ({exc.reason})", file=sys.stderr)
-            return 2
-    with warnings.catch_warnings():
-        if args.output == "json":
-            warnings.simplefilter("ignore")
-        report = verify_text(text)
+        report = verify_recording(recording, state=args.state, strict_end=args.strict_end)
     if args.output == "json":
-        public = {key: report[key] for key in ("ok", "error", "messages", "state")}
+        public = {key: report[key] for key in ("ok", "error", "warnings", "messages", "state")}
         print(json.dumps(public, ensure_ascii=False))
     else:
         _print_report(report)
     return 0 if report["ok"] else 1
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def _print_report(report: dict[str, Any]) -> None:
@@ -165,14 +169,24 @@ def _print_report(report: dict[str, Any]) -> None:
         print(f"OK: {report['_events']} events ({report['_expanded']} after chunk expansion)")
     else:
         print(f"FAILED: {report['error']}")
-    for problem in report["_patch_errors"]:
-        print(f"warning: a patch was skipped: {problem}")
-    for skipped in report["_skipped"]:
-        print(f"warning: skipped {skipped}")
-    print(f"messages ({len(report['messages'])}):")
-    for message in report["messages"]:
+    for warning in report["warnings"]:
+        print(f"warning: {warning}")
+    shown = [message for message in report["messages"] if not _is_empty(message)]
+    hidden = len(report["messages"]) - len(shown)
+    note = f", {hidden} empty not shown" if hidden else ""
+    print(f"messages ({len(report['messages'])}{note}):")
+    for message in shown:
         print(f"  {_summary(message)}")
     print("state: " + json.dumps(report["state"], ensure_ascii=False, sort_keys=True))
+
+
+def _is_empty(message: dict[str, Any]) -> bool:
+    # pydantic-ai and Microsoft Agent Framework open an empty text message around tool calls.
+    return (
+        message.get("role") == "assistant"
+        and not message.get("content")
+        and not (message.get("toolCalls"))
+    )
 
 
 def _summary(message: dict[str, Any]) -> str:

@@ -3,7 +3,7 @@
 >>> from ag_ui.core import Interrupt
 >>> pending = [Interrupt(id="i1", reason="confirmation")]
 >>> build_resume_array(pending, {"i1": {"status": "resolved", "payload": True}})
-[ResumeEntry(interrupt_id='i1', status='resolved', payload=True)]
+[ResumeEntry(interrupt_id='i1', status='resolved', payload=True, metadata=None)]
 """
 
 from __future__ import annotations

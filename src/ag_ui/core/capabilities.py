@@ -35,6 +35,8 @@ _Count = Annotated[int, Field(ge=0, le=MAX_SAFE_INTEGER)]
 
 
 class SubagentInfo(AGUIModel):
+    """A subagent an agent can call: its ``name`` and an optional ``description``."""
+
     name: str
     description: Optional[str] = None
 
@@ -44,6 +46,8 @@ SubAgentInfo = SubagentInfo
 
 
 class IdentityCapabilities(AGUIModel):
+    """Who the agent is: name, type, description, version, provider, documentation URL."""
+
     name: Optional[str] = None
     type: Optional[str] = None
     description: Optional[str] = None
@@ -54,6 +58,8 @@ class IdentityCapabilities(AGUIModel):
 
 
 class TransportCapabilities(AGUIModel):
+    """How the agent can be reached: streaming, websocket, binary HTTP, push, resumable runs."""
+
     streaming: Optional[bool] = None
     websocket: Optional[bool] = None
     http_binary: Optional[bool] = None
@@ -71,11 +77,15 @@ class ToolsCapabilities(AGUIModel):
 
 
 class OutputCapabilities(AGUIModel):
+    """Structured output support and the MIME types the agent can produce."""
+
     structured_output: Optional[bool] = None
     supported_mime_types: Optional[List[str]] = None
 
 
 class StateCapabilities(AGUIModel):
+    """Shared-state support: snapshots, deltas, memory, persistent state."""
+
     snapshots: Optional[bool] = None
     deltas: Optional[bool] = None
     memory: Optional[bool] = None
@@ -102,12 +112,16 @@ class MultiAgentCapabilities(AGUIModel):
 
 
 class ReasoningCapabilities(AGUIModel):
+    """Whether the agent reasons visibly, streams its reasoning, or encrypts it."""
+
     supported: Optional[bool] = None
     streaming: Optional[bool] = None
     encrypted: Optional[bool] = None
 
 
 class MultimodalInputCapabilities(AGUIModel):
+    """The kinds of input parts the agent accepts (image, audio, video, pdf, file)."""
+
     image: Optional[bool] = None
     audio: Optional[bool] = None
     video: Optional[bool] = None
@@ -116,11 +130,15 @@ class MultimodalInputCapabilities(AGUIModel):
 
 
 class MultimodalOutputCapabilities(AGUIModel):
+    """The kinds of media the agent can produce (image, audio)."""
+
     image: Optional[bool] = None
     audio: Optional[bool] = None
 
 
 class MultimodalCapabilities(AGUIModel):
+    """Multimodal support: what the agent accepts (``input``) and produces (``output``)."""
+
     input: Optional[MultimodalInputCapabilities] = None
     output: Optional[MultimodalOutputCapabilities] = None
 
@@ -135,6 +153,8 @@ class ExecutionCapabilities(AGUIModel):
 
 
 class HumanInTheLoopCapabilities(AGUIModel):
+    """Human-in-the-loop support: approvals, interventions, feedback, interrupts."""
+
     supported: Optional[bool] = None
     approvals: Optional[bool] = None
     interventions: Optional[bool] = None
@@ -144,6 +164,10 @@ class HumanInTheLoopCapabilities(AGUIModel):
 
 
 class AgentCapabilities(AGUIModel):
+    """What an agent declares about itself (discovery only; absent means undeclared, not
+    unsupported).
+    """
+
     identity: Optional[IdentityCapabilities] = None
     transport: Optional[TransportCapabilities] = None
     tools: Optional[ToolsCapabilities] = None

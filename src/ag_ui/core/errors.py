@@ -42,6 +42,7 @@ Messages say what happened and how to fix it; input errors name the wire path
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -336,7 +337,8 @@ class HTTPStatusError(TransportError):
         self.status = status
         self.body = body
         self.url = url
-        shown = body if isinstance(body, str) else repr(body)
+        # JSON as the agent sent it (a Python repr would show single quotes and True/None).
+        shown = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
         if len(shown) > 500:
             shown = shown[:500] + "..."
         super().__init__(f"HTTP {status} from {url or 'the agent'}: {shown}")

@@ -203,12 +203,16 @@ class TextMessageStartEvent(_AttributableEvent):
 
 
 class TextMessageContentEvent(_AttributableEvent):
+    """A piece of an open text message's content (``delta`` is appended as is)."""
+
     type: Literal[EventType.TEXT_MESSAGE_CONTENT] = EventType.TEXT_MESSAGE_CONTENT
     message_id: str
     delta: str
 
 
 class TextMessageEndEvent(_AttributableEvent):
+    """Closes the text message ``message_id``."""
+
     type: Literal[EventType.TEXT_MESSAGE_END] = EventType.TEXT_MESSAGE_END
     message_id: str
 
@@ -227,6 +231,8 @@ class TextMessageChunkEvent(_AttributableEvent):
 
 
 class ToolCallStartEvent(_AttributableEvent):
+    """Opens a tool call; ``parent_message_id`` names the assistant message it belongs to."""
+
     type: Literal[EventType.TOOL_CALL_START] = EventType.TOOL_CALL_START
     tool_call_id: str
     tool_call_name: str
@@ -234,17 +240,23 @@ class ToolCallStartEvent(_AttributableEvent):
 
 
 class ToolCallArgsEvent(_AttributableEvent):
+    """A piece of an open tool call's JSON arguments (the pieces concatenate)."""
+
     type: Literal[EventType.TOOL_CALL_ARGS] = EventType.TOOL_CALL_ARGS
     tool_call_id: str
     delta: str
 
 
 class ToolCallEndEvent(_AttributableEvent):
+    """Closes the tool call ``tool_call_id``: its arguments are complete."""
+
     type: Literal[EventType.TOOL_CALL_END] = EventType.TOOL_CALL_END
     tool_call_id: str
 
 
 class ToolCallChunkEvent(_AttributableEvent):
+    """Shorthand for tool-call start/args/end; continuation chunks omit what did not change."""
+
     type: Literal[EventType.TOOL_CALL_CHUNK] = EventType.TOOL_CALL_CHUNK
     tool_call_id: Optional[str] = None
     tool_call_name: Optional[str] = None
@@ -280,6 +292,8 @@ class StateDeltaEvent(_AttributableEvent):
 
 
 class MessagesSnapshotEvent(BaseEvent):
+    """The whole conversation; reconciled with the messages a client holds (PROTOCOL.md §6.4)."""
+
     type: Literal[EventType.MESSAGES_SNAPSHOT] = EventType.MESSAGES_SNAPSHOT
     messages: List[Message]
 
@@ -296,6 +310,8 @@ class ActivitySnapshotEvent(_AttributableEvent):
 
 
 class ActivityDeltaEvent(_AttributableEvent):
+    """An RFC 6902 patch against an activity message's ``content``."""
+
     type: Literal[EventType.ACTIVITY_DELTA] = EventType.ACTIVITY_DELTA
     message_id: str
     activity_type: str
@@ -306,12 +322,16 @@ class ActivityDeltaEvent(_AttributableEvent):
 
 
 class RawEvent(_AttributableEvent):
+    """An event of another system passed through as is (``event``: any JSON; ``source``: whose)."""
+
     type: Literal[EventType.RAW] = EventType.RAW
     event: Any
     source: Optional[str] = None
 
 
 class CustomEvent(_AttributableEvent):
+    """An application-defined event: ``name`` and any JSON ``value`` (``null`` included)."""
+
     type: Literal[EventType.CUSTOM] = EventType.CUSTOM
     name: str
     value: Any
@@ -352,11 +372,15 @@ class RunErrorEvent(BaseEvent):
 
 
 class StepStartedEvent(_AttributableEvent):
+    """Opens the step ``step_name``."""
+
     type: Literal[EventType.STEP_STARTED] = EventType.STEP_STARTED
     step_name: str
 
 
 class StepFinishedEvent(_AttributableEvent):
+    """Closes the step ``step_name`` (same name, same owner as its start)."""
+
     type: Literal[EventType.STEP_FINISHED] = EventType.STEP_FINISHED
     step_name: str
 
@@ -372,29 +396,39 @@ class ReasoningStartEvent(_AttributableEvent):
 
 
 class ReasoningMessageStartEvent(_AttributableEvent):
+    """Opens a reasoning message inside a reasoning span (``role`` is ``"reasoning"``)."""
+
     type: Literal[EventType.REASONING_MESSAGE_START] = EventType.REASONING_MESSAGE_START
     message_id: str
     role: ReasoningMessageRole = "reasoning"
 
 
 class ReasoningMessageContentEvent(_AttributableEvent):
+    """A piece of an open reasoning message's text."""
+
     type: Literal[EventType.REASONING_MESSAGE_CONTENT] = EventType.REASONING_MESSAGE_CONTENT
     message_id: str
     delta: str
 
 
 class ReasoningMessageEndEvent(_AttributableEvent):
+    """Closes the reasoning message ``message_id``."""
+
     type: Literal[EventType.REASONING_MESSAGE_END] = EventType.REASONING_MESSAGE_END
     message_id: str
 
 
 class ReasoningMessageChunkEvent(_AttributableEvent):
+    """Shorthand for reasoning-message start/content/end, as TEXT_MESSAGE_CHUNK is for text."""
+
     type: Literal[EventType.REASONING_MESSAGE_CHUNK] = EventType.REASONING_MESSAGE_CHUNK
     message_id: Optional[str] = None
     delta: Optional[str] = None
 
 
 class ReasoningEndEvent(_AttributableEvent):
+    """Closes the reasoning span opened by ``REASONING_START`` with the same ``message_id``."""
+
     type: Literal[EventType.REASONING_END] = EventType.REASONING_END
     message_id: str
 
@@ -424,6 +458,8 @@ class SubagentStartedEvent(BaseEvent):
 
 
 class SubagentFinishedEvent(BaseEvent):
+    """Ends a subagent invocation's segment of the run; an absent ``outcome`` means success."""
+
     type: Literal[EventType.SUBAGENT_FINISHED] = EventType.SUBAGENT_FINISHED
     subagent_run_id: SubagentRunId
     result: Optional[Any] = None

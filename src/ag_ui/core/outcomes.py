@@ -50,6 +50,8 @@ RunFinishedOutcome = Annotated[
 
 
 class SubagentFinishedSuccessOutcome(AGUIModel):
+    """The subagent invocation finished normally (the same as no outcome)."""
+
     type: Literal["success"] = "success"
 
 

@@ -140,6 +140,8 @@ class TextPart(AGUIModel):
 
 
 class ImagePart(AGUIModel):
+    """An image content part, from a ``DataSource`` (inline base64) or a ``UrlSource``."""
+
     type: Literal["image"] = "image"
     id: Optional[str] = None
     source: PartSource
@@ -147,6 +149,8 @@ class ImagePart(AGUIModel):
 
 
 class AudioPart(AGUIModel):
+    """An audio content part, from a ``DataSource`` (inline base64) or a ``UrlSource``."""
+
     type: Literal["audio"] = "audio"
     id: Optional[str] = None
     source: PartSource
@@ -154,6 +158,8 @@ class AudioPart(AGUIModel):
 
 
 class VideoPart(AGUIModel):
+    """A video content part, from a ``DataSource`` (inline base64) or a ``UrlSource``."""
+
     type: Literal["video"] = "video"
     id: Optional[str] = None
     source: PartSource
@@ -161,6 +167,8 @@ class VideoPart(AGUIModel):
 
 
 class DocumentPart(AGUIModel):
+    """A document content part (PDF, text...), from a ``DataSource`` or a ``UrlSource``."""
+
     type: Literal["document"] = "document"
     id: Optional[str] = None
     source: PartSource
@@ -223,22 +231,30 @@ class BaseMessage(AGUIModel):
 
 
 class DeveloperMessage(BaseMessage):
+    """Instructions from the developer (``content`` is text)."""
+
     role: Literal["developer"] = "developer"
     content: str
 
 
 class SystemMessage(BaseMessage):
+    """A system prompt (``content`` is text)."""
+
     role: Literal["system"] = "system"
     content: str
 
 
 class AssistantMessage(BaseMessage):
+    """What the agent said: optional text ``content`` and the ``tool_calls`` it made."""
+
     role: Literal["assistant"] = "assistant"
     content: Optional[str] = None
     tool_calls: Optional[List[ToolCall]] = None
 
 
 class UserMessage(BaseMessage):
+    """What the user said: text, or a list of content parts (text, image, audio, video, file)."""
+
     role: Literal["user"] = "user"
     content: Union[str, List[_UserContentPart]]
 
@@ -372,35 +388,47 @@ class _PatchOperation(AGUIModel):
 
 
 class AddOperation(_PatchOperation):
+    """JSON Patch ``add``: put ``value`` at ``path`` (inserting into arrays)."""
+
     op: Literal["add"] = "add"
     path: JsonPointer
     value: Any
 
 
 class RemoveOperation(_PatchOperation):
+    """JSON Patch ``remove``: delete what is at ``path``."""
+
     op: Literal["remove"] = "remove"
     path: JsonPointer
 
 
 class ReplaceOperation(_PatchOperation):
+    """JSON Patch ``replace``: swap what is at ``path`` (which must exist) for ``value``."""
+
     op: Literal["replace"] = "replace"
     path: JsonPointer
     value: Any
 
 
 class MoveOperation(_PatchOperation):
+    """JSON Patch ``move``: remove ``from_`` (wire ``from``) and add it at ``path``."""
+
     op: Literal["move"] = "move"
     from_: JsonPointer = Field(alias="from")
     path: JsonPointer
 
 
 class CopyOperation(_PatchOperation):
+    """JSON Patch ``copy``: add a copy of ``from_`` (wire ``from``) at ``path``."""
+
     op: Literal["copy"] = "copy"
     from_: JsonPointer = Field(alias="from")
     path: JsonPointer
 
 
 class TestOperation(_PatchOperation):
+    """JSON Patch ``test``: the patch fails unless ``path`` holds ``value``."""
+
     __test__ = False  # not a pytest test class
 
     op: Literal["test"] = "test"

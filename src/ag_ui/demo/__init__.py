@@ -7,6 +7,13 @@
 from __future__ import annotations
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
+
+try:
+    import anyio  # noqa: F401
+    import starlette  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised in a bare-install test
+    raise ImportError("ag_ui.demo needs the server extra: pip install 'ag-ui-sdk[server]'") from exc
+
 from ag_ui.demo.agent import (
     BOOKING_TOOL,
     WEATHER_TOOL,

@@ -8,6 +8,7 @@ emitter believes the client holds.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any, Optional
 
 from pydantic import BaseModel
@@ -42,10 +43,13 @@ class StateBox:
 
 
 class SharedState:
-    """``ctx.state``: read the current state, send a snapshot, or send an update as a delta.
+    """``ctx.state``: read the current state, send a snapshot, or send a change as a delta.
+
+    ``update(changes)`` merges keys into the state like ``dict.update``; ``replace(new_state)``
+    swaps the whole state. Both send the JSON Patch from the old state to the new one.
 
     >>> async def agent(run_input, ctx):  # doctest: +SKIP
-    ...     await ctx.state.update({**ctx.state.current, "city": "Paris"})  # STATE_DELTA
+    ...     await ctx.state.update({"city": "Paris"})  # STATE_DELTA: add /city, the rest stays
     """
 
     def __init__(self, box: StateBox, emit: Emit, *, subagent_run_id: Optional[str]) -> None:
@@ -67,12 +71,35 @@ class SharedState:
         self._box.value = new
         await self._emit(StateSnapshotEvent(snapshot=copy.deepcopy(new), subagent_run_id=self._tag))
 
-    async def update(self, new_state: Any) -> list[dict[str, Any]]:
-        """Send the JSON Patch from the current state to ``new_state`` as ``STATE_DELTA``.
+    async def update(
+        self, changes: Optional[Mapping[str, Any]] = None, /, **more: Any
+    ) -> list[dict[str, Any]]:
+        """Merge ``changes`` (and keyword arguments) into the state, like ``dict.update``, and
+        send what changed as ``STATE_DELTA``; keys not named are kept.
 
-        Nothing is sent when nothing changed. Returns the operations sent.
+        The state must be a JSON object (or null, read as ``{}``); use ``replace`` for any other
+        value. Nothing is sent when nothing changed. Returns the operations sent.
         """
-        new = _plain(new_state)
+        current = self._box.value
+        if current is None:
+            current = {}
+        if not isinstance(current, dict):
+            raise TypeError(
+                "ctx.state.update() merges keys into an object, but the state is a "
+                f"{type(current).__name__}; use ctx.state.replace(new_state) to swap it"
+            )
+        merged = dict(current)
+        merged.update(_plain(dict(changes or {}, **more)))
+        return await self._send_delta(merged)
+
+    async def replace(self, new_state: Any) -> list[dict[str, Any]]:
+        """Make ``new_state`` the whole state and send the JSON Patch from the current one as
+        ``STATE_DELTA`` (keys it lacks are removed). Nothing is sent when nothing changed.
+        Returns the operations sent.
+        """
+        return await self._send_delta(_plain(new_state))
+
+    async def _send_delta(self, new: Any) -> list[dict[str, Any]]:
         patch = json_patch_diff(self._box.value, new)
         self._box.value = new
         if patch:

@@ -101,7 +101,8 @@ class RunContext:
         self._box = _state_box or StateBox(run_input.state if run_input.state is not None else {})
         self._counter = iter(_counter) if _counter is not None else itertools.count(1)
         self.state = SharedState(self._box, emit, subagent_run_id=subagent_run_id)
-        """The shared state: ``current``, ``snapshot(value)``, ``update(new_state)``."""
+        """The shared state: ``current``, ``snapshot(value)``, ``update(changes)`` (merges keys),
+        ``replace(new_state)``."""
         self.result: Any = None
         """For a subagent context: the result to put on ``SUBAGENT_FINISHED``."""
         self.outcome: Optional[SubagentFinishedOutcome] = None

@@ -8,6 +8,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
+
+try:
+    import anyio  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised in a bare-install test
+    raise ImportError(
+        "ag_ui.store needs anyio: install the server extra (pip install 'ag-ui-sdk[server]'); "
+        "RedisRunStore also needs the redis extra"
+    ) from exc
+
 from ag_ui.store._base import (
     HistoryTrimmedError,
     RunNotFoundError,
