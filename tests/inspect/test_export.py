@@ -106,3 +106,42 @@ def test_an_unknown_format_is_refused(tmp_path: Path) -> None:
     session = session_of(tmp_path, timed_recording(weather_run()))
     with pytest.raises(ValueError, match="unknown export format 'xml'"):
         export_session(session, "xml")
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "verdict"),
+    [
+        ("good", timed_recording(weather_run(), run_input=RUN_INPUT), "1 passed"),
+        ("broken", timed_recording(broken_run()), "1 passed"),
+    ],
+)
+def test_the_pytest_export_is_a_passing_test_that_pins_the_capture(
+    tmp_path: Path, name: str, data: bytes, verdict: str
+) -> None:
+    session = session_of(tmp_path, data)
+    module = write(tmp_path, f"{name}_test.py", export_session(session, "pytest"))
+    assert SECRET.encode() not in module.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", str(module), "-q", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert verdict in result.stdout, result.stdout + result.stderr
+    if name == "good":
+        # The test fails when the capture changes: drop an event of the embedded recording.
+        text = module.read_text()
+        first_delta = text.index("TEXT_MESSAGE_CONTENT")
+        line_start = text.rindex("\n", 0, first_delta)
+        line_end = text.index("\n", first_delta)
+        tampered = text[:line_start] + text[line_end:]
+        write(tmp_path, f"{name}_test.py", tampered.encode())
+        failed = subprocess.run(
+            [sys.executable, "-m", "pytest", str(module), "-q", "-p", "no:cacheprovider"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
+        assert "1 failed" in failed.stdout, failed.stdout

@@ -27,8 +27,10 @@ EXPORT_FORMATS: dict[str, tuple[str, str]] = {
     "events": ("application/x-ndjson", ".events.jsonl"),
     "sse": ("text/event-stream", ".sse"),
     "proto": (AGUI_MEDIA_TYPE, ".bin"),
+    "pytest": ("text/x-python", "_test.py"),
 }
-"""Format -> (media type, file suffix). ``jsonl`` is the timed recording with requests."""
+"""Format -> (media type, file suffix). ``jsonl`` is the timed recording with requests;
+``pytest`` a test module replaying it with the test kit (``ag_ui.testing``)."""
 
 
 def public_source(source: Optional[str]) -> Optional[str]:
@@ -48,6 +50,10 @@ def export_session(session: Session, fmt: str) -> bytes:
         raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "jsonl":
         return _timed_lines(session)
+    if fmt == "pytest":
+        from ag_ui.inspect._pytest_export import pytest_module
+
+        return pytest_module(session, _timed_lines(session))
     pieces: list[bytes] = []
     if fmt == "proto":
         from ag_ui.proto import encode_frame  # needs the proto extra
