@@ -51,7 +51,7 @@ def test_the_capture_replays_as_it_was_recorded() -> None:
     client = AgentClient(ScriptedAgent.from_recording(recording, pacing="instant").app())
     for number, (run, expected) in enumerate(zip(runs, EXPECTED), start=1):
         result = client.run_sync(input=run.input) if run.input is not None else client.run_sync()
-        types = [getattr(event.type, "value", event.type) for event in result.events]
+        types = [str(event.type.value) for event in result.events]
         assert types == expected["types"], f"run {{number}}: other events than recorded"
         if expected["rule"] is not None:
             with pytest.raises(AssertionError, match=re.escape("[" + expected["rule"] + "]")):
