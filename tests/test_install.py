@@ -254,8 +254,9 @@ def lowest_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     wheel = build_wheel(str(python), tmp_path_factory.mktemp(f"wheel-py{version}"))
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    # The dependencies (ag-ui-protocol among them) first, this checkout's files last.
-    subprocess.run([*pip, f"{wheel}[all]"], check=True, capture_output=True, timeout=600)
+    # The dependencies (ag-ui-protocol among them) first, this checkout's files last; pytest too,
+    # which the test kit's pytest plugin (ag_ui.testing.plugin, walked like every module) needs.
+    subprocess.run([*pip, f"{wheel}[all]", "pytest"], check=True, capture_output=True, timeout=600)
     subprocess.run([*pip, "--force-reinstall", "--no-deps", str(wheel)], check=True, timeout=300)
     return python
 

@@ -36,6 +36,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Callable, Optional, TextIO
 
+from ag_ui.cli._arguments import EXIT_USAGE, CommandParser
+
 __all__ = ["CommandParser", "main"]
 
 _COMMAND_MODULES: tuple[str, ...] = (
@@ -51,14 +53,9 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.inspect",
 )
 
-# The parser and the exit codes live in _arguments, which the commands import without a cycle.
-from ag_ui.cli._arguments import (  # noqa: E402
-    EXIT_BROKEN_PIPE,
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_USAGE,
-    CommandParser,
-)
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 # The extra that provides a top-level module, for commands that do not name theirs.
 _EXTRA_OF_MODULE = {

@@ -13,9 +13,6 @@ import os
 from typing import Any, NoReturn
 
 __all__ = [
-    "EXIT_BROKEN_PIPE",
-    "EXIT_FAILED",
-    "EXIT_INTERRUPTED",
     "EXIT_USAGE",
     "CommandParser",
     "http_url",
@@ -28,10 +25,8 @@ __all__ = [
 ]
 
 
-EXIT_FAILED = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141
+"""Exit status of a usage error (a bad option or argument), as argparse uses."""
 
 
 class CommandParser(argparse.ArgumentParser):
