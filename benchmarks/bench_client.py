@@ -10,7 +10,9 @@ one run) as SSE bytes, the same bytes for both clients.
      subscriber, as the TypeScript side has one to count events);
    - TypeScript ``HttpAgent.runAgent`` with a ``fetch`` that returns the bytes from memory.
 2. End to end over loopback: both clients against the same uvicorn server streaming the mix
-   (one chunk per event) on 127.0.0.1.
+   (one chunk per event) on 127.0.0.1. Ours twice: with the client ``HttpAgent`` opens for
+   itself (``ag_ui.client.new_http_client()``, shared across rounds so connections are kept,
+   as Node's fetch keeps them), and with a caller's plain ``httpx.AsyncClient``.
 
 Prints events/s and ratios (ours / TypeScript; > 1 means we are faster). The two clients take
 turns in batches and each keeps its best round; absolute numbers drift on shared machines.
@@ -32,8 +34,8 @@ REPO = HERE.parent
 INTEROP = REPO / "tests" / "interop"
 NODE_SCRIPT = INTEROP / "bench_client_ts.mjs"
 ROUNDS = 30
-LOOPBACK_ROUNDS = 8
-BATCHES = 4
+LOOPBACK_ROUNDS = 12
+BATCHES = 5
 
 sys.path.insert(0, str(HERE))
 
@@ -119,14 +121,15 @@ def in_memory_agent_seconds(data: bytes, rounds: int) -> float:
     return anyio.run(main)
 
 
-def loopback_agent_seconds(url: str, rounds: int) -> float:
+def loopback_agent_seconds(url: str, rounds: int, *, own_client: bool = True) -> float:
     import anyio
     import httpx
 
-    from ag_ui.client import HttpAgent
+    from ag_ui.client import HttpAgent, new_http_client
 
     async def main() -> float:
-        async with httpx.AsyncClient(timeout=30) as client:
+        client = new_http_client(30) if own_client else httpx.AsyncClient(timeout=30)
+        async with client:
             best = float("inf")
             for _ in range(rounds):
                 agent = HttpAgent(url, http_client=client)
@@ -227,17 +230,21 @@ def main() -> None:
     try:
         _wait_for(port, server)
         url = f"http://127.0.0.1:{port}/agent"
-        ts_loop_seconds = ours_loopback = float("inf")
+        ts_loop_seconds = ours_loopback = ours_httpx = float("inf")
         for _ in range(BATCHES):
             ts_loopback = node("url", url, str(LOOPBACK_ROUNDS), str(events))
             ts_loop_seconds = min(ts_loop_seconds, ts_loopback["bestMs"] / 1000)
             ours_loopback = min(ours_loopback, loopback_agent_seconds(url, LOOPBACK_ROUNDS))
+            ours_httpx = min(
+                ours_httpx, loopback_agent_seconds(url, LOOPBACK_ROUNDS, own_client=False)
+            )
     finally:
         server.terminate()
         server.wait(timeout=10)
     print("\n2. end to end over loopback (uvicorn, one chunk per event)")
     row("TypeScript HttpAgent.runAgent", ts_loop_seconds, ts_loop_seconds)
-    row("ours, HttpAgent.run_agent", ours_loopback, ts_loop_seconds)
+    row("ours, HttpAgent.run_agent (its own client)", ours_loopback, ts_loop_seconds)
+    row("ours, HttpAgent.run_agent (a plain httpx.AsyncClient)", ours_httpx, ts_loop_seconds)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ EXPECTED = [
     "get_run_outcome",
     "interrupts_of",
     "is_interrupt_expired",
+    "new_http_client",
 ]
 
 

@@ -126,3 +126,14 @@ def test_property_events_survive_any_line_ending_and_chunking(
         decoded.extend(decoder.feed(stream[start:end]))
     decoded.extend(decoder.close())
     assert decoded == [parse_event(e) for e in _EVENTS]
+
+
+def test_invalid_utf8_in_an_event_is_replaced_as_sse_says() -> None:
+    decoder = SSEEventDecoder()
+    wire = b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\xffb"}\n\n'
+    [event] = decoder.feed(wire)
+    assert event.delta == "a\ufffdb"  # type: ignore[union-attr]
+    with pytest.raises(DecodeError) as caught:
+        decoder.feed(b"data: {\xff\n\n")
+    assert "event 1 is not JSON" in str(caught.value)
+    assert str(caught.value).endswith("'{\ufffd')")  # the snippet shows the replaced text

@@ -162,3 +162,14 @@ def test_property_any_messages_any_ending_any_chunking(
     points = sorted({min(c, len(stream)) for c in cuts})
     chunks = [stream[a:b] for a, b in zip([0, *points], [*points, len(stream)], strict=True)]
     assert decode_all(chunks) == [SSEMessage("\n".join(lines)) for lines in messages]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(STREAM_LF)), max_size=8))
+def test_payloads_are_the_messages_data_and_ids_undecoded(cuts: list[int]) -> None:
+    points = sorted(set(cuts))
+    bounds = zip([0, *points], [*points, len(STREAM_LF)], strict=True)
+    pieces = [STREAM_LF[a:b] for a, b in bounds]
+    decoder = SSEDecoder()
+    payloads = [p for piece in pieces for p in decoder.feed_payloads(piece)]
+    payloads += decoder.close_payloads()
+    assert payloads == [(m.data.encode(), m.id) for m in EXPECTED]

@@ -32,6 +32,7 @@ from ag_ui.core.events import (
 )
 
 _new = tuple.__new__
+_fields_of = tuple.__iter__  # AgentState's own __iter__ refuses, on purpose
 _MessageEvent = Union[
     TextMessageContentEvent,
     TextMessageEndEvent,
@@ -117,31 +118,28 @@ def stream_content(
     what: str,
 ) -> AgentState:
     """TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append the delta."""
-    # The hottest row of all (one per token): kept flat on purpose.
-    position = current._index.get(event.message_id, -1)
-    messages = current.messages
+    # The hottest row of all (one per token): kept flat on purpose, the state's six fields
+    # read in one C call, and the common case (the last message grows) built without unpacking.
+    messages, state, interrupts, run, index, tool_index = _fields_of(current)
+    position = index.get(event.message_id, -1)
     if position < 0 or messages[position].get("role") == "activity":
         _target(current, event, what)  # warns
         return current
     existing = messages[position]
     content = existing.get("content")
-    message = {**existing, "content": (content if isinstance(content, str) else "") + event.delta}
-    if event.metadata is not None:
-        message = merge_metadata(message, event.metadata)
-    return _new(
-        AgentState,
-        (
-            (*messages[:position], message, *messages[position + 1 :]),
-            current.state,
-            current.pending_interrupts,
-            current.run,
-            current._index,
-            current._tool_index,
-        ),
-    )
+    message = {**existing, "content": (content if content.__class__ is str else "") + event.delta}
+    metadata = event.metadata
+    if metadata is not None:
+        message = merge_metadata(message, metadata)
+    if position == len(messages) - 1:
+        grown = (*messages[:position], message)
+    else:
+        grown = (*messages[:position], message, *messages[position + 1 :])
+    return _new(AgentState, (grown, state, interrupts, run, index, tool_index))
 
 
 def text_content(current: AgentState, event: TextMessageContentEvent) -> AgentState:
+    """TEXT_MESSAGE_CONTENT (the reducer's row)."""
     return stream_content(current, event, "TEXT_MESSAGE_CONTENT")
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO
+
+if TYPE_CHECKING:
+    from ag_ui.client import HttpAgent, RunAgentResult, SubscriberParams
 
 __all__ = ["TextReporter"]
 
@@ -78,43 +81,43 @@ class TextReporter:
         """A line of its own, e.g. a reconnect, between whatever is streaming."""
         self._line(text)
 
-    def on_text_message_start_event(self, params: Any) -> None:
+    def on_text_message_start_event(self, params: SubscriberParams) -> None:
         self._open(f"{params.event.role or 'assistant'}: ")
 
-    def on_text_message_content_event(self, params: Any) -> None:
+    def on_text_message_content_event(self, params: SubscriberParams) -> None:
         self._piece(params.event.delta)
 
-    def on_text_message_end_event(self, params: Any) -> None:
+    def on_text_message_end_event(self, params: SubscriberParams) -> None:
         self._close()
 
-    def on_reasoning_message_start_event(self, params: Any) -> None:
+    def on_reasoning_message_start_event(self, params: SubscriberParams) -> None:
         self._open("(reasoning) ")
 
-    def on_reasoning_message_content_event(self, params: Any) -> None:
+    def on_reasoning_message_content_event(self, params: SubscriberParams) -> None:
         self._piece(params.event.delta)
 
-    def on_reasoning_message_end_event(self, params: Any) -> None:
+    def on_reasoning_message_end_event(self, params: SubscriberParams) -> None:
         self._close()
 
-    def on_tool_call_start_event(self, params: Any) -> None:
+    def on_tool_call_start_event(self, params: SubscriberParams) -> None:
         if self._mid_line:
             self._write("\n")
         self._write(f"tool call {params.event.tool_call_name}(")
 
-    def on_tool_call_args_event(self, params: Any) -> None:
+    def on_tool_call_args_event(self, params: SubscriberParams) -> None:
         self._write(params.event.delta)
 
-    def on_tool_call_end_event(self, params: Any) -> None:
+    def on_tool_call_end_event(self, params: SubscriberParams) -> None:
         self._write(")\n")
 
-    def on_tool_call_result_event(self, params: Any) -> None:
+    def on_tool_call_result_event(self, params: SubscriberParams) -> None:
         event = params.event
         self._line(f"tool result [{event.tool_call_id}]: {_compact(event.content)}")
 
-    def on_state_snapshot_event(self, params: Any) -> None:
+    def on_state_snapshot_event(self, params: SubscriberParams) -> None:
         self._line(f"state: {_compact(params.event.snapshot)}")
 
-    def on_state_delta_event(self, params: Any) -> None:
+    def on_state_delta_event(self, params: SubscriberParams) -> None:
         changes = []
         for op in params.event.delta:
             value = f" {_compact(op['value'], 80, raw_strings=False)}" if "value" in op else ""
@@ -122,28 +125,28 @@ class TextReporter:
             changes.append(f"{op.get('op')} {op.get('path')}{source}{value}")
         self._line("state change: " + "; ".join(changes))
 
-    def on_messages_snapshot_event(self, params: Any) -> None:
+    def on_messages_snapshot_event(self, params: SubscriberParams) -> None:
         self._line(f"messages snapshot: {len(params.event.messages)} message(s)")
 
-    def on_activity_snapshot_event(self, params: Any) -> None:
+    def on_activity_snapshot_event(self, params: SubscriberParams) -> None:
         event = params.event
         self._line(f"activity {event.activity_type}: {_compact(event.content)}")
 
-    def on_step_started_event(self, params: Any) -> None:
+    def on_step_started_event(self, params: SubscriberParams) -> None:
         self._line(f"[step {params.event.step_name}]")
 
-    def on_custom_event(self, params: Any) -> None:
+    def on_custom_event(self, params: SubscriberParams) -> None:
         self._line(f"custom {params.event.name}: {_compact(params.event.value)}")
 
-    def on_run_error_event(self, params: Any) -> None:
+    def on_run_error_event(self, params: SubscriberParams) -> None:
         event = params.event
         code = f"[{event.code}] " if event.code else ""
         self._line(f"run error: {code}{event.message}")
 
     def summary(
         self,
-        agent: Any,
-        result: Any,
+        agent: HttpAgent,
+        result: Optional[RunAgentResult],
         error: Optional[BaseException],
         events: int,
         *,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, BinaryIO, Callable
+from typing import BinaryIO, Callable
 
 from ag_ui.cli._arguments import input_file, output_file
 from ag_ui.core.decoding import AnyEvent
@@ -18,7 +18,7 @@ from ag_ui.encoder import event_to_json, sse_frame
 from ag_ui.recording import FORMATS, Format, detect_format, read_events
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "convert",
         help="convert a recorded stream between JSON Lines, SSE and protobuf frames",

@@ -21,7 +21,7 @@ from ag_ui.cli._arguments import non_negative_seconds, port
 DEFAULT_MESSAGE = "What's the weather in Paris?"
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "demo",
         help="serve the offline demo agent (or run it once with --once)",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from ag_ui.cli._arguments import input_file
 from ag_ui.core.decoding import parse_any_event
@@ -15,7 +14,7 @@ from ag_ui.core.errors import AGUIValidationError
 from ag_ui.encoder import EventEncoder
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "encode",
         help="validate JSON Lines events and print them as SSE frames",

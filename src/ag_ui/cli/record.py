@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 __all__ = ["register", "record"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "record",
         help="run an agent and save its events with their arrival times",

@@ -15,14 +15,14 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
-from typing import Any, Literal
+from typing import Literal
 
 __all__ = ["register"]
 
 DEFAULT_PORT = 8000
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "replay",
         help="serve a recording as an agent on 127.0.0.1",

@@ -16,18 +16,22 @@ import json
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from ag_ui.cli._arguments import http_url, json_value, positive_seconds
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import AGUIError
+
+if TYPE_CHECKING:
+    import httpx
+    from pydantic import BaseModel
 
 __all__ = ["register", "run_client"]
 
 OUTPUTS = ("text", "json", "events")
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "run",
         help="run an AG-UI agent over HTTP and show what it streams",
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     return anyio.run(main)
 
 
-def _wire(model: Any) -> Any:
+def _wire(model: BaseModel) -> Any:
     return model.model_dump(by_alias=True, mode="json")
 
 
@@ -121,7 +125,7 @@ async def run_client(
     stream: Optional[TextIO] = None,
     thread_id: Optional[str] = None,
     idle_timeout: Optional[float] = 300.0,
-    http_client: Any = None,
+    http_client: Optional[httpx.AsyncClient] = None,
 ) -> int:
     """Run the agent at ``url`` once, report on ``stream`` in the ``output`` format, and
     return the exit status (0 iff the run finished without error). ``stream`` defaults to the

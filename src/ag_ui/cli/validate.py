@@ -17,7 +17,7 @@ from typing import Any
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "validate",
         help="grade a live endpoint through conformance scenarios",

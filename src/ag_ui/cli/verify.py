@@ -28,7 +28,7 @@ __all__ = ["register", "run", "verify_recording"]
 _STRICT_END_HINT = "pass --no-strict-end to accept a recording cut before its terminal event"
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "verify",
         help="check a recorded event stream (JSON Lines, SSE or protobuf) and show the result",

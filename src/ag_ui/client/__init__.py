@@ -49,6 +49,7 @@ from ag_ui.client._middleware import (
 )
 from ag_ui.client._reconnect import Reconnect, ReconnectPolicy
 from ag_ui.client._result import RunAgentResult
+from ag_ui.client._signal import AbortSignal
 from ag_ui.client._subscribers import (
     UNSET,
     AgentStateMutation,
@@ -57,7 +58,7 @@ from ag_ui.client._subscribers import (
     Subscription,
 )
 from ag_ui.client._sync import SyncHttpAgent
-from ag_ui.client._transport import AbortSignal
+from ag_ui.client._transport import new_http_client
 from ag_ui.client.downgrade import PeerDowngradeWarning
 from ag_ui.client.versions import ProtocolVersionWarning
 from ag_ui.core.errors import (
@@ -136,4 +137,5 @@ __all__ = [
     "get_run_outcome",
     "interrupts_of",
     "is_interrupt_expired",
+    "new_http_client",
 ]

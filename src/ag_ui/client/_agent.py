@@ -33,6 +33,7 @@ from ag_ui.client._middleware import MiddlewareLike, chain
 from ag_ui.client._reconnect import ReconnectPolicy
 from ag_ui.client._result import RunAgentResult
 from ag_ui.client._run import EventSource, Run, RunSlot
+from ag_ui.client._signal import AbortSignal
 from ag_ui.client._subscribers import (
     AgentSubscriber,
     Callback,
@@ -40,7 +41,7 @@ from ag_ui.client._subscribers import (
     Subscription,
     as_subscriber,
 )
-from ag_ui.client._transport import AbortSignal, fetch_capabilities, new_http_client
+from ag_ui.client._transport import fetch_capabilities, new_http_client
 from ag_ui.client.downgrade import downgrade_middlewares
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent

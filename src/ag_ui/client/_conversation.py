@@ -48,10 +48,12 @@ class Conversation:
     ) -> None:
         self._owner = owner
         self._subscribers = subscribers  # the owner's list, read at each notification
-        self._agent_state = AgentState(
+        self.agent_state = AgentState(
             messages=[as_message(m) for m in messages],
             state=copy.deepcopy(state) if state is not None else {},
         )
+        """The reducer's immutable view (wire-JSON messages, state, run bookkeeping); a run
+        advances it event by event."""
         self._typed: Optional[list[Message]] = None
         self._typed_for: Optional[AgentState] = None
         self._background: set[asyncio.Task[None]] = set()
@@ -62,24 +64,15 @@ class Conversation:
         """An independent copy (for ``HttpAgent.clone``): same messages, state and interrupts."""
         self.sync_typed_messages()
         twin = Conversation(owner, subscribers)
-        twin._agent_state = self._agent_state  # immutable: sharing it is copying it
+        twin.agent_state = self.agent_state  # immutable: sharing it is copying it
         twin.pending_interrupts = copy.deepcopy(self.pending_interrupts)
         return twin
 
     # -- what a run reads and advances ---------------------------------------------------
 
-    @property
-    def agent_state(self) -> AgentState:
-        """The reducer's immutable view (wire-JSON messages, state, run bookkeeping)."""
-        return self._agent_state
-
-    @agent_state.setter
-    def agent_state(self, agent_state: AgentState) -> None:
-        self._agent_state = agent_state
-
     def sync_typed_messages(self) -> None:
         """Fold in-place edits of the list ``messages`` handed out (e.g. ``append``) back."""
-        if self._typed is not None and self._typed_for is self._agent_state:
+        if self._typed is not None and self._typed_for is self.agent_state:
             self.messages = list(self._typed)
 
     # -- the conversation as models ------------------------------------------------------
@@ -90,25 +83,25 @@ class Conversation:
 
         Validated into models on first access after each change.
         """
-        if self._typed is None or self._typed_for is not self._agent_state:
-            self._typed = self._agent_state.typed_messages()
-            self._typed_for = self._agent_state
+        if self._typed is None or self._typed_for is not self.agent_state:
+            self._typed = self.agent_state.typed_messages()
+            self._typed_for = self.agent_state
         return self._typed
 
     @messages.setter
     def messages(self, messages: Iterable[MessageLike]) -> None:
         typed = [as_message(m) for m in messages]
-        self._agent_state = self._agent_state.evolve(messages=tuple(to_wire(typed)))
-        self._typed, self._typed_for = typed, self._agent_state
+        self.agent_state = self.agent_state.evolve(messages=tuple(to_wire(typed)))
+        self._typed, self._typed_for = typed, self.agent_state
 
     @property
     def state(self) -> Any:
         """The agent state (any JSON value); replaced by snapshots, patched by deltas."""
-        return self._agent_state.state
+        return self.agent_state.state
 
     @state.setter
     def state(self, state: Any) -> None:
-        self._agent_state = self._agent_state.evolve(state=to_wire(state))
+        self.agent_state = self.agent_state.evolve(state=to_wire(state))
 
     # -- edits that notify (assigning ``messages``/``state`` does not, as in TypeScript) -----
 

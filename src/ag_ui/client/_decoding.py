@@ -25,7 +25,7 @@ from ag_ui.core.errors import (
     UnknownEventTypeError,
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
-from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder, SSEMessage
+from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
 
 if TYPE_CHECKING:
     from ag_ui.proto import FrameDecoder
@@ -73,20 +73,25 @@ class SSEEventDecoder:
 
     def feed(self, chunk: bytes) -> list[AnyEvent]:
         """Consume bytes; return the events they completed."""
-        return self._parse(self.sse.feed(chunk))
+        return self._parse(self.sse.feed_payloads(chunk))
 
     def close(self) -> list[AnyEvent]:
         """End of stream: the event of an unterminated final message, if any."""
-        return self._parse(self.sse.close())
+        return self._parse(self.sse.close_payloads())
 
-    def _parse(self, messages: list[SSEMessage]) -> list[AnyEvent]:
+    def _parse(self, payloads: list[tuple[bytes, Optional[str]]]) -> list[AnyEvent]:
         events: list[AnyEvent] = []
-        for message in messages:
-            index = self._index
-            self._index += 1
-            self.last_event_id = message.id
+        if not payloads:
+            return events
+        append, parse = events.append, parse_any_event
+        for index, (data, event_id) in enumerate(payloads, self._index):
             try:
-                events.append(parse_any_event(message.data))
+                # JSON straight from the UTF-8 bytes; text only when they are not valid UTF-8
+                # (the SSE rules replace the bad bytes, and so must we).
+                try:
+                    append(parse(data))
+                except MalformedJSONError:
+                    append(parse(data.decode("utf-8", "replace")))
             except UnknownEventTypeError as exc:
                 self.skipped_unknown += 1
                 warnings.warn(
@@ -95,13 +100,18 @@ class SSEEventDecoder:
                     UnknownEventWarning,
                     stacklevel=2,
                 )
-            except MalformedJSONError as exc:
-                detail = f"{exc.problems[0]}: {_snippet(message.data)}"
-                raise DecodeError(
-                    f"event {index} is not JSON ({detail})", frame_index=index
-                ) from exc
             except AGUIValidationError as exc:
+                self._index, self.last_event_id = index + 1, event_id
+                self.events_decoded += len(events)
+                text = data.decode("utf-8", "replace")
+                if isinstance(exc, MalformedJSONError):
+                    detail = f"{exc.problems[0]}: {_snippet(text)}"
+                    raise DecodeError(
+                        f"event {index} is not JSON ({detail})", frame_index=index
+                    ) from exc
                 raise DecodeError(f"event {index} is invalid: {exc}", frame_index=index) from exc
+        self._index += len(payloads)
+        self.last_event_id = payloads[-1][1]
         self.events_decoded += len(events)
         return events
 

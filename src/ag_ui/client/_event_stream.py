@@ -28,8 +28,9 @@ class AgentEventStream:
         """The run's ``RunAgentResult`` (``None`` before the run started)."""
         return self._run.result
 
-    def __aiter__(self) -> AgentEventStream:
-        return self
+    def __aiter__(self) -> AsyncGenerator[Event, None]:
+        # The run's own generator: ``async for`` skips a layer of awaiting per event.
+        return self._events
 
     async def __anext__(self) -> Event:
         return await self._events.__anext__()

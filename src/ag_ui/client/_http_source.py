@@ -8,7 +8,6 @@ reconnect.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -19,7 +18,8 @@ import httpx
 from ag_ui.client._config import HttpConfig
 from ag_ui.client._cursor import ResumeCursor
 from ag_ui.client._reconnect import Reconnect, connect_url, resumable_events
-from ag_ui.client._transport import AbortSignal, new_http_client, stream_events
+from ag_ui.client._signal import AbortSignal
+from ag_ui.client._transport import new_http_client, stream_events
 from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.types import RunAgentInput
@@ -58,7 +58,7 @@ class ConnectTarget:
         return self.name == "lastEventId" and not self.value.endswith(":0")
 
 
-async def http_events(
+def http_events(
     config: HttpConfig,
     client: Optional[httpx.AsyncClient],
     target: Union[RunAgentInput, ConnectTarget],
@@ -66,7 +66,8 @@ async def http_events(
     on_reconnect: Optional[Callable[[Reconnect], Awaitable[None]]] = None,
 ) -> AsyncIterator[AnyEvent]:
     """POST ``target`` (a run input) to ``config.url``, or GET ``<url>/connect`` for a
-    ``ConnectTarget``, reconnecting to a detached run whenever the connection drops."""
+    ``ConnectTarget``, reconnecting to a detached run whenever the connection drops. Without
+    ``client``, one is opened for the run and closed with it."""
     body = (
         target.__pydantic_serializer__.to_json(target, by_alias=True)
         if isinstance(target, RunAgentInput)
@@ -84,27 +85,31 @@ async def http_events(
         debug=config.debug_log,
     )
 
-    def open_stream(http: httpx.AsyncClient, first: bool) -> AsyncIterator[AnyEvent]:
-        if first and body is not None:
-            return read(http, config.url, body, headers=config.headers)
-        params = dict(first_params) if first else {}
-        headers = dict(config.headers)
-        if not first and cursor.last_event_id is not None:
-            headers["Last-Event-ID"] = cursor.last_event_id
-            params = {"lastEventId": cursor.last_event_id}  # protobuf frames carry no SSE ids
-        return read(http, connect_url(config.url), None, headers=headers, params=params)
+    def events(http: httpx.AsyncClient) -> AsyncIterator[AnyEvent]:
+        def open_stream(first: bool) -> AsyncIterator[AnyEvent]:
+            if first and body is not None:
+                return read(http, config.url, body, headers=config.headers)
+            params = dict(first_params) if first else {}
+            headers = dict(config.headers)
+            if not first and cursor.last_event_id is not None:
+                headers["Last-Event-ID"] = cursor.last_event_id
+                params = {"lastEventId": cursor.last_event_id}  # protobuf frames carry no ids
+            return read(http, connect_url(config.url), None, headers=headers, params=params)
 
-    async with contextlib.AsyncExitStack() as stack:
-        http = client
-        if http is None:
-            http = await stack.enter_async_context(new_http_client(config.timeout))
-        events = resumable_events(
-            functools.partial(open_stream, http),
-            cursor,
-            policy=config.reconnect,
-            signal=signal,
-            on_reconnect=on_reconnect,
+        return resumable_events(
+            open_stream, cursor, policy=config.reconnect, signal=signal, on_reconnect=on_reconnect
         )
-        async with closing(events):
-            async for event in events:
+
+    if client is not None:
+        return events(client)  # no layer of our own between the reader and the run
+    return _with_own_client(config.timeout, events)
+
+
+async def _with_own_client(
+    timeout: float, events: Callable[[httpx.AsyncClient], AsyncIterator[AnyEvent]]
+) -> AsyncIterator[AnyEvent]:
+    async with new_http_client(timeout) as http:
+        source = events(http)
+        async with closing(source):
+            async for event in source:
                 yield event

@@ -8,6 +8,7 @@ the ``RunAgentResult`` it is given; it never touches the agent.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from ag_ui.apply import AgentState, Reducer
@@ -18,12 +19,15 @@ from ag_ui.client._partial_json import parse_partial_object
 from ag_ui.client._result import RunAgentResult
 from ag_ui.client._subscribers import (
     CALLBACK_NAMES,
+    NOTHING_CHANGED,
     AgentView,
+    MutationOutcome,
     SubscriberParams,
     callback_name_for,
     run_subscribers,
 )
 from ag_ui.client.versions import warn_about_producer_declaration
+from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import RunError
 from ag_ui.core.events import (
     ActivityDeltaEvent,
@@ -68,6 +72,46 @@ _MESSAGE_EVENTS = frozenset(
 )
 _STATE_EVENTS = frozenset({"STATE_SNAPSHOT", "STATE_DELTA"})
 _NEW_MESSAGE_EVENTS = frozenset({"TEXT_MESSAGE_END", "REASONING_MESSAGE_END", "TOOL_CALL_RESULT"})
+# Events with bookkeeping of their own beyond subscribers and the reducer.
+_SPECIAL = (
+    RunStartedEvent,
+    RunFinishedEvent,
+    RunErrorEvent,
+    ToolCallStartEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ActivitySnapshotEvent,
+)
+_NOTIFICATIONS = frozenset(
+    {"on_messages_changed", "on_state_changed", "on_new_message", "on_new_tool_call"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """What the processor needs to know about an event class, looked up once per class."""
+
+    name: str
+    callback: str
+    changes_messages: bool
+    changes_state: bool
+    special: bool
+
+
+_KINDS: dict[type, _Kind] = {}
+
+
+def _kind_of(event: Event) -> _Kind:
+    name = event_type_name(event)
+    kind = _Kind(
+        name=name,
+        callback=callback_name_for(name),
+        changes_messages=name in _MESSAGE_EVENTS,
+        changes_state=name in _STATE_EVENTS,
+        special=isinstance(event, _SPECIAL),
+    )
+    _KINDS[event.__class__] = kind
+    return kind
 
 
 def _message(state: AgentState, message_id: Optional[str]) -> Optional[dict[str, Any]]:
@@ -135,6 +179,11 @@ class EventProcessor:
         self._callbacks = {
             name for s in subscribers for name in CALLBACK_NAMES if getattr(s, name, None)
         }
+        self._on_event = "on_event" in self._callbacks
+        self._notifies = not self._callbacks.isdisjoint(_NOTIFICATIONS)
+
+    def _params(self, **fields: Any) -> SubscriberParams:
+        return SubscriberParams(self.owner, self.input, **fields)
 
     def describe_incomplete(self) -> str:
         """What the stream held when it ended without a terminal event."""
@@ -145,48 +194,41 @@ class EventProcessor:
             f"(last event: {self.last_type}); the agent or a proxy cut the response short"
         )
 
-    def _params(self, **fields: Any) -> SubscriberParams:
-        return SubscriberParams(self.owner, self.input, **fields)
-
-    async def _run(self, name: str, params: SubscriberParams) -> tuple[bool, bool, bool]:
-        outcome = await run_subscribers(
+    async def _run(self, name: str, params: SubscriberParams) -> MutationOutcome:
+        return await run_subscribers(
             self.subscribers,
             name,
             params,
             target=self.conversation,
             errors=self.result.subscriber_errors,
         )
-        return outcome.stopped, outcome.messages_changed, outcome.state_changed
 
     async def process(self, event: Event) -> None:
         """Handle one verified event: subscribers, then (unless stopped) the reducer."""
-        kind: str = event.type.value
+        # The hot path of a run: one table lookup tells what this class of event needs.
+        kind = _KINDS.get(event.__class__) or _kind_of(event)
         self.count += 1
-        self.last_type = kind
-        if isinstance(event, RunStartedEvent):
-            self.run_ended = False
-            self._answered.clear()
-            warn_about_producer_declaration(event.protocol_version)
-        elif isinstance(event, ToolCallStartEvent):
-            self._answered[event.tool_call_id] = False
-        elif isinstance(event, ToolCallResultEvent):
-            self._answered[event.tool_call_id] = True
-        params: Optional[SubscriberParams] = None
-        if isinstance(event, RunFinishedEvent):
-            params = self._params(event=event)
-            self._finish_params(params, event)
+        self.last_type = kind.name
+        params = self._before_special(event) if kind.special else None
         stopped = messages_changed = state_changed = False
         callbacks = self._callbacks
         if callbacks:
-            params = params or self._params(event=event)
-            if "on_event" in callbacks:
-                stopped, messages_changed, state_changed = await self._run("on_event", params)
-            name = callback_name_for(kind)
-            if not stopped and name in callbacks:
+            if params is None:
+                params = SubscriberParams(self.owner, self.input, event)
+            if self._on_event:
+                outcome = await self._run("on_event", params)
+                if outcome is not NOTHING_CHANGED:
+                    stopped = outcome.stopped
+                    messages_changed = outcome.messages_changed
+                    state_changed = outcome.state_changed
+            if not stopped and kind.callback in callbacks:
                 self._event_params(params, event)
-                stopped, messages, state = await self._run(name, params)
-                messages_changed = messages_changed or messages
-                state_changed = state_changed or state
+                outcome = await self._run(kind.callback, params)
+                if outcome is not NOTHING_CHANGED:
+                    stopped = outcome.stopped
+                    messages_changed = messages_changed or outcome.messages_changed
+                    state_changed = state_changed or outcome.state_changed
+        # After the subscribers (who may have replaced the messages), before the reducer.
         existed = isinstance(event, ActivitySnapshotEvent) and (
             _message(self.conversation.agent_state, event.message_id) is not None
         )
@@ -199,16 +241,38 @@ class EventProcessor:
         if not stopped:
             conversation = self.conversation
             conversation.agent_state = self._reduce(conversation.agent_state, event)
-            messages_changed = messages_changed or kind in _MESSAGE_EVENTS
-            state_changed = state_changed or kind in _STATE_EVENTS
+            messages_changed = messages_changed or kind.changes_messages
+            state_changed = state_changed or kind.changes_state
+        if kind.special:
+            self._after_special(event, params, stopped)
+        if self._notifies:
+            await self._notify(kind.name, event, messages_changed, state_changed, existed)
+
+    def _before_special(self, event: Event) -> Optional[SubscriberParams]:
+        """Bookkeeping before subscribers see the event; RUN_FINISHED's params."""
+        if isinstance(event, RunStartedEvent):
+            self.run_ended = False
+            self._answered.clear()
+            warn_about_producer_declaration(event.protocol_version)
+        elif isinstance(event, ToolCallStartEvent):
+            self._answered[event.tool_call_id] = False
+        elif isinstance(event, ToolCallResultEvent):
+            self._answered[event.tool_call_id] = True
+        elif isinstance(event, RunFinishedEvent):
+            params = SubscriberParams(self.owner, self.input, event)
+            self._finish_params(params, event)
+            return params
+        return None
+
+    def _after_special(
+        self, event: Event, params: Optional[SubscriberParams], stopped: bool
+    ) -> None:
         if isinstance(event, RunFinishedEvent):
             assert params is not None
             self._record_finish(params, stopped)
         elif isinstance(event, RunErrorEvent):
             self.run_ended = True
             self.error = RunError(event.message, code=event.code)
-        if callbacks:
-            await self._notify(kind, event, messages_changed, state_changed, existed)
 
     def _event_params(self, params: SubscriberParams, event: Event) -> None:
         state = self.conversation.agent_state

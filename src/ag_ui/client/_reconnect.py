@@ -19,15 +19,15 @@ from typing import Any, Optional
 import anyio
 
 from ag_ui.client._cursor import ResumeCursor
-from ag_ui.client._transport import AbortSignal, ConnectionLostError
+from ag_ui.client._signal import AbortSignal
 from ag_ui.core._aiter import closing
-from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
-from ag_ui.core.errors import HTTPStatusError, IdleTimeoutError, TransportError
+from ag_ui.core.errors import ConnectionLostError, HTTPStatusError, IdleTimeoutError, TransportError
+from ag_ui.core.events import RunErrorEvent, RunFinishedEvent
 
 __all__ = ["Reconnect", "ReconnectPolicy", "connect_url", "resumable_events"]
 
-_TERMINAL = frozenset({"RUN_FINISHED", "RUN_ERROR"})
+_TERMINAL = (RunFinishedEvent, RunErrorEvent)
 _RETRYABLE_STATUS = frozenset({408, 429, 502, 503, 504})
 """Answers to a reconnect that mean "try again" (a restarting worker, a busy proxy)."""
 
@@ -88,7 +88,7 @@ async def resumable_events(
             async with closing(open_stream(first)) as events:
                 async for event in events:
                     progressed = True
-                    ended = event_type_name(event) in _TERMINAL
+                    ended = isinstance(event, _TERMINAL)
                     yield event
             if ended or signal.aborted or not cursor.resumable:
                 return
@@ -122,7 +122,7 @@ async def resumable_events(
             if inspect.isawaitable(outcome):
                 await outcome
         with anyio.CancelScope() as scope:
-            signal.watch(scope)  # abort_run() also ends the wait
+            signal.watch(scope.cancel)  # abort_run() also ends the wait
             try:
                 await anyio.sleep(delay)
             finally:

@@ -26,8 +26,8 @@ from ag_ui.client._debug import DebugLog
 from ag_ui.client._processing import EventProcessor
 from ag_ui.client._reconnect import Reconnect
 from ag_ui.client._result import RunAgentResult
+from ag_ui.client._signal import AbortSignal
 from ag_ui.client._subscribers import AgentView, SubscriberParams, run_subscribers
-from ag_ui.client._transport import AbortSignal
 from ag_ui.core._aiter import closing
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (

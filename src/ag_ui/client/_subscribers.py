@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableSequence, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Protocol, Union
 
@@ -34,6 +34,7 @@ __all__ = [
     "AgentSubscriber",
     "AgentView",
     "Callback",
+    "NOTHING_CHANGED",
     "MutationOutcome",
     "MutationTarget",
     "SubscriberLike",
@@ -258,7 +259,7 @@ class AgentSubscriber:
             setattr(self, name, callback)
 
 
-@dataclass
+@dataclass(frozen=True)
 class MutationOutcome:
     """What the subscribers did: changed messages/state, stopped propagation."""
 
@@ -267,12 +268,7 @@ class MutationOutcome:
     state_changed: bool = False
 
 
-async def _call(callback: Callback, params: SubscriberParams) -> Any:
-    result = callback(params)
-    if result is not None and inspect.isawaitable(result):
-        awaited: Awaitable[Any] = result
-        result = await awaited
-    return result
+NOTHING_CHANGED = MutationOutcome()
 
 
 async def run_subscribers(
@@ -291,13 +287,16 @@ async def run_subscribers(
     hook must not kill the run. A returned dict is read as an ``AgentStateMutation``; returned
     messages and state are copied.
     """
-    outcome = MutationOutcome()
+    # This runs once per event and subscriber: a callback returning nothing costs one call.
+    stopped = messages_changed = state_changed = False
     for subscriber in subscribers:
         callback = getattr(subscriber, name, None)
         if callback is None:
             continue
         try:
-            returned = await _call(callback, params)
+            returned = callback(params)
+            if returned is not None and inspect.isawaitable(returned):
+                returned = await returned
         except Exception as exc:
             error = SubscriberError(name, subscriber, exc)
             logger.error(
@@ -307,6 +306,8 @@ async def run_subscribers(
             )
             errors.append(error)
             continue
+        if returned is None:
+            continue
         if isinstance(returned, dict):
             returned = AgentStateMutation(**returned)
         if not isinstance(returned, AgentStateMutation):
@@ -314,11 +315,13 @@ async def run_subscribers(
         messages = returned.messages
         if not isinstance(messages, _Unset) and messages is not target.messages:
             target.messages = copy.deepcopy(list(messages))
-            outcome.messages_changed = True
+            messages_changed = True
         if returned.state is not UNSET and returned.state is not target.state:
             target.state = copy.deepcopy(returned.state)
-            outcome.state_changed = True
+            state_changed = True
         if returned.stop_propagation:
-            outcome.stopped = True
+            stopped = True
             break
-    return outcome
+    if not (stopped or messages_changed or state_changed):
+        return NOTHING_CHANGED
+    return MutationOutcome(stopped, messages_changed, state_changed)

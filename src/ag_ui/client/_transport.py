@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import urllib.request
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Optional, TypeVar
 
-import anyio
 import httpx
 
 from ag_ui.client._cursor import ResumeCursor
@@ -31,13 +30,15 @@ from ag_ui.client._decoding import (
     decoder_for_content_type,
     is_known_content_type,
 )
+from ag_ui.client._idle import idle_reads
+from ag_ui.client._signal import AbortSignal
+from ag_ui.client._streaming_transport import StreamingTransport
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import (
     ConnectionLostError,
     DecodeError,
     HTTPStatusError,
-    IdleTimeoutError,
     TransportError,
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
@@ -62,42 +63,32 @@ def _default_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def new_http_client(timeout: float) -> httpx.AsyncClient:
-    """The client a run opens when none was given: ``timeout`` for connect/write/pool, no read
-    timeout (``idle_timeout`` covers reads), the process-wide default TLS context."""
+def new_http_client(timeout: float = 30.0) -> httpx.AsyncClient:
+    """The ``httpx.AsyncClient`` an ``HttpAgent`` opens when none was given: ``timeout`` for
+    connect/write/pool, no read timeout (``idle_timeout`` covers reads), the process-wide
+    default TLS context, and ``StreamingTransport`` for plain ``http://`` unless a proxy is
+    configured in the environment (then httpx's own transport, which honours it, serves all).
+
+    Pass it as ``http_client`` to share one client (and its connections) between agents.
+    """
+    verify = _default_ssl_context()
+    mounts: dict[str, httpx.AsyncBaseTransport] = {}
+    if not _environment_proxies():
+        fallback = httpx.AsyncHTTPTransport(verify=verify)
+        mounts["http://"] = StreamingTransport(fallback)
     return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout, read=None), verify=_default_ssl_context()
+        timeout=httpx.Timeout(timeout, read=None), verify=verify, mounts=mounts
     )
+
+
+def _environment_proxies() -> bool:
+    """True when HTTP(S)_PROXY / ALL_PROXY (any case) or the platform configures a proxy."""
+    return bool(urllib.request.getproxies())
 
 
 def accept_header(proto: bool) -> str:
     """What to ask for: SSE, or protobuf with SSE as a fallback for servers without it."""
     return f"{AGUI_MEDIA_TYPE}, {SSE_MEDIA_TYPE};q=0.5" if proto else SSE_MEDIA_TYPE
-
-
-class AbortSignal:
-    """Lets another task stop a run: ``abort()`` cancels the pending wait and ends the stream.
-
-    The waiting side registers the cancel scope of each wait (a read, a reconnect delay) with
-    ``watch(scope)`` and removes it with ``unwatch()``.
-    """
-
-    def __init__(self) -> None:
-        self.aborted = False
-        self._scope: Optional[anyio.CancelScope] = None
-
-    def abort(self) -> None:
-        """Mark the run aborted and cancel the wait under way, if any."""
-        self.aborted = True
-        if self._scope is not None:
-            self._scope.cancel()
-
-    def watch(self, scope: anyio.CancelScope) -> None:
-        """``abort()`` cancels ``scope`` until ``unwatch()``."""
-        self._scope = scope
-
-    def unwatch(self) -> None:
-        self._scope = None
 
 
 async def _read_error_body(response: httpx.Response) -> Any:
@@ -160,10 +151,10 @@ async def stream_events(
     )
     response: Optional[httpx.Response] = None
     streaming = False
+    reads = idle_reads(idle_timeout, signal)
+    read = reads.read
     try:
-        response = await _with_idle_timeout(
-            lambda: client.send(request, stream=True), idle_timeout, signal
-        )
+        response = await read(lambda: client.send(request, stream=True))
         if response is None:
             return
         if not response.is_success:
@@ -186,8 +177,9 @@ async def stream_events(
         encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
         raw = not encoded and not response.is_stream_consumed
         chunks = (response.aiter_raw() if raw else response.aiter_bytes()).__aiter__()
+        next_chunk = functools.partial(anext, chunks, None)
         while True:
-            chunk = await _with_idle_timeout(lambda: anext(chunks, None), idle_timeout, signal)
+            chunk = await read(next_chunk)
             if chunk is None:
                 break
             for event in decoder.feed(chunk):
@@ -220,30 +212,9 @@ async def stream_events(
             ) from exc
         raise TransportError(f"request to {url} failed: {what}") from exc
     finally:
+        reads.close()
         if response is not None:
             await response.aclose()
-
-
-async def _with_idle_timeout(
-    start: Callable[[], Awaitable[_T]], seconds: Optional[float], signal: AbortSignal
-) -> Optional[_T]:
-    """Await one read; None when aborted. Each read gets a fresh deadline (keepalives reset it).
-
-    One cancel scope serves both the deadline and ``abort()`` (a scope per read is the main
-    per-chunk cost of this loop, so it is kept to one).
-    """
-    if signal.aborted:
-        return None
-    deadline = math.inf if seconds is None else anyio.current_time() + seconds
-    with anyio.CancelScope(deadline=deadline) as scope:
-        signal.watch(scope)
-        try:
-            return await start()
-        finally:
-            signal.unwatch()
-    if not signal.aborted:
-        raise IdleTimeoutError(seconds or 0.0)
-    return None
 
 
 async def fetch_capabilities(

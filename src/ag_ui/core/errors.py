@@ -28,13 +28,20 @@
     │   │                                    run's client reconnects first)
     │   └── IdleTimeoutError                 no event (nor keepalive) within the idle timeout
     ├── RunError                             the agent reported RUN_ERROR (carries ``code``)
+    │   └── ProviderError                    (ag_ui.providers) a model provider failed (carries
+    │                                        ``code``, ``provider``, ``status``)
+    ├── ProviderConfigError (ValueError)     (ag_ui.providers) a model spec or provider setting
+    │                                        that cannot work (unknown provider, no API key)
     ├── SubscriberError                      a client subscriber's callback raised (logged and
     │                                        kept in ``RunAgentResult.subscriber_errors``)
     ├── RunNotFoundError                     (ag_ui.store) unknown, expired or evicted run
     ├── HistoryTrimmedError                  (ag_ui.store) the events asked for were trimmed
     ├── StoreFullError                       (ag_ui.store) every run slot holds a running run
     ├── StoreUnavailableError                (ag_ui.store) the store's service (Redis) is down
-    └── InterruptError                       a run would ignore or wrongly answer open interrupts
+    ├── InterruptError                       a run would ignore or wrongly answer open interrupts
+    ├── ToolDefinitionError (TypeError)      (ag_ui.tools) a function that cannot become a tool
+    └── ToolError                            (ag_ui.tools) a tool failed; its message is public
+        └── ToolArgumentsError (ValueError)  the arguments do not fit the tool's parameters
 
 Messages say what happened and how to fix it; input errors name the wire path
 (``messages[0] (role "user"): missing required field "id"``).
@@ -64,12 +71,17 @@ __all__ = [
     "MalformedJSONError",
     "PatchError",
     "ProtocolError",
+    "ProviderConfigError",
+    "ProviderError",
     "RequestRejectedError",
     "RunEndedError",
     "RunError",
     "SequenceViolation",
     "SequenceViolationError",
     "SubscriberError",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+    "ToolError",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventArmError",
@@ -423,3 +435,58 @@ class InterruptError(AGUIError):
         self.interrupt_ids: tuple[str, ...] = tuple(interrupt_ids)
         self.reason = reason
         super().__init__(message)
+
+
+class ProviderError(RunError):
+    """A model provider (OpenAI, Anthropic, a compatible server) failed; raised by
+    ``ag_ui.providers`` so the run ends with ``RUN_ERROR`` carrying ``code``.
+
+    ``code`` is stable (``rate_limited``, ``context_length_exceeded``, ``provider_timeout``...,
+    listed in docs/providers.md); ``message`` is safe to show a user (no provider text unless the
+    endpoint runs with ``debug``). ``provider`` names the API, ``status`` is the HTTP status when
+    there was one, ``retry_after`` the seconds the provider asked to wait (if it said).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        provider: str,
+        status: Optional[int] = None,
+        retry_after: Optional[float] = None,
+    ) -> None:
+        super().__init__(message, code=code)
+        self.code: str = code
+        self.provider = provider
+        self.status = status
+        self.retry_after = retry_after
+
+
+class ProviderConfigError(AGUIError, ValueError):
+    """A model provider cannot be set up as asked: an unknown ``PROVIDER:MODEL`` spec, a missing
+    API key, an SDK that is not installed... The message names the fix."""
+
+
+class ToolDefinitionError(AGUIError, TypeError):
+    """A function cannot be described as a tool (e.g. ``*args``, a parameter type with no JSON
+    Schema, an invalid name); the message names the parameter and the fix."""
+
+
+class ToolError(AGUIError):
+    """A tool failed. Raise it from a tool function to tell the model (and the user) what went
+    wrong: its message is sent as the tool's result, while any other exception is reported
+    without its text (which may hold secrets) unless errors are exposed."""
+
+
+class ToolArgumentsError(ToolError, ValueError):
+    """The arguments of a tool call do not fit the tool's parameters.
+
+    ``problems`` holds one line per problem, each starting with the argument's path.
+    """
+
+    def __init__(self, tool_name: str, problems: Sequence[str]) -> None:
+        self.tool_name = tool_name
+        self.problems: tuple[str, ...] = tuple(problems)
+        listed = "; ".join(self.problems)
+        super().__init__(f"invalid arguments for tool {tool_name!r}: {listed}")

@@ -128,6 +128,12 @@ class CompatibilityTranslator:
 
     def translate(self, event: AnyEvent) -> Event:
         """Translate one event; every conversion maps one event to exactly one event."""
+        # The common case, decided here (this runs once per event): a 1.0 event in which only
+        # a legacy ``rawEvent: null`` could need translating, and which has none.
+        if event.__class__ in _PLAIN and (
+            event.raw_event is not None or "raw_event" not in event.__pydantic_fields_set__
+        ):
+            return event  # type: ignore[return-value]  # a member of _PLAIN is an Event
         translated: Event = self._translate(event)
         return translated
 

@@ -64,6 +64,31 @@ _VERIFIER_NULLS = frozenset(
 _SUBAGENT_TYPES = frozenset({"SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"})
 
 
+def _checked_fields(cls: type) -> frozenset[str]:
+    """The fields of ``cls`` whose explicit null this check reports (optional, not the
+    verifier's own)."""
+    model_fields = getattr(cls, "model_fields", {})
+    subagent = _event_type_of(cls) in _SUBAGENT_TYPES
+    checked = frozenset(
+        name
+        for name, info in model_fields.items()
+        if not info.is_required()
+        and name not in ("type", "subagent_run_id")  # the type is never null
+        and not (subagent and name in _VERIFIER_NULLS)
+    )
+    _CHECKED[cls] = checked
+    return checked
+
+
+def _event_type_of(cls: type) -> Optional[str]:
+    field = getattr(cls, "model_fields", {}).get("type")
+    default = getattr(field, "default", None)
+    return None if default is None else str(getattr(default, "value", default))
+
+
+_CHECKED: dict[type, frozenset[str]] = {}
+
+
 def reject_optional_nulls(event: AnyEvent) -> None:
     """Reject ``null`` on an optional top-level field, as the TypeScript client's schemas do.
 
@@ -71,26 +96,19 @@ def reject_optional_nulls(event: AnyEvent) -> None:
     absent fields). Nulls the verifier reports with its own rule (``subagentRunId``; the
     optional fields of SUBAGENT_*) are left to it. Raises ``AGUIValidationError``.
     """
-    values = getattr(event, "__dict__", None)
-    if values is not None and None not in values.values():
-        return  # the common case, decided at C speed
-    fields_set = getattr(event, "__pydantic_fields_set__", None)
-    if not fields_set:
-        return
     cls = event.__class__
-    for name in fields_set:
+    checked = _CHECKED.get(cls)
+    if checked is None:
+        checked = _checked_fields(cls)
+    fields_set = getattr(event, "__pydantic_fields_set__", None)
+    if not fields_set or fields_set.isdisjoint(checked):
+        return  # the common case: no optional field was given at all
+    for name in fields_set & checked:
         if getattr(event, name, 0) is not None:
             continue
-        info = cls.model_fields.get(name)
-        if info is None or info.is_required():
-            continue  # an unknown (extra) field, or a required field whose value may be null
-        if name == "subagent_run_id":
-            continue
-        type_name = event_type_name(event)
-        if name in _VERIFIER_NULLS and type_name in _SUBAGENT_TYPES:
-            continue
+        info = cls.model_fields[name]
         wire = info.alias or name
         raise AGUIValidationError(
-            f"{type_name} event",
+            f"{event_type_name(event)} event",
             [f'"{wire}": null is not allowed on an optional field; omit the field instead'],
         )

@@ -27,6 +27,11 @@ from ag_ui.verify._verifier import EventVerifier
 
 __all__ = ["Stage", "StageObserver", "StreamVerifier"]
 
+
+def _nothing(event: Event) -> None:
+    """``check`` when nothing is verified and nobody observes."""
+
+
 Stage = Literal["TRANSFORM", "VERIFY"]
 StageObserver = Callable[[Stage, Event], None]
 """Told about each event made from a chunk (``"TRANSFORM"``) and each event verified
@@ -77,6 +82,9 @@ class StreamVerifier:
         self._expand = self.chunks.feed
         self._verify = None if self.verifier is None else self.verifier.feed
         self._translated: Optional[Event] = None  # the last expansion's input (see check)
+        if observer is None:
+            # Nothing to tell apart: checking an event is verifying it (one call less per event).
+            self.check = self._verify or _nothing  # type: ignore[method-assign]
 
     def expand(self, event: AnyEvent) -> list[Event]:
         """Translate, null-check and expand one received event; the events are not verified

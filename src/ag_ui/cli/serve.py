@@ -1,0 +1,203 @@
+"""``agui serve --model PROVIDER:MODEL``: serve a model as an AG-UI agent at ``POST /agent``.
+
+``openai:MODEL`` (Chat Completions: OpenAI, or any compatible server at ``--base-url``, such as
+Ollama, vLLM, llama.cpp or LM Studio), ``openai-responses:MODEL`` (OpenAI Responses) and
+``anthropic:MODEL`` (Anthropic Messages). The key comes from ``OPENAI_API_KEY`` /
+``ANTHROPIC_API_KEY``; with ``--base-url`` it may be absent (local servers ignore it). Every
+guarantee of the server toolkit holds (verified sequences, one terminal event, disconnects).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Optional
+
+__all__ = ["register"]
+
+DEFAULT_PORT = 8000
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0-65535; 0 picks a free one)")
+    return port
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text} must be more than 0")
+        return value
+
+    return parse
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="serve a model (OpenAI, Anthropic or an OpenAI-compatible server) as an AG-UI agent",
+        description="Serve a model as an AG-UI agent at POST /agent. PROVIDER is openai "
+        "(Chat Completions; also any OpenAI-compatible server given with --base-url), "
+        "openai-responses (OpenAI Responses) or anthropic (Anthropic Messages). The API key is "
+        "read from OPENAI_API_KEY or ANTHROPIC_API_KEY (a local server takes any value, or none "
+        "with --base-url).",
+    )
+    parser.add_argument(
+        "--model", required=True, metavar="PROVIDER:MODEL", help="e.g. openai:gpt-4o-mini"
+    )
+    parser.add_argument("--base-url", default=None, metavar="URL", help="the provider's API URL")
+    parser.add_argument(
+        "--system", default=None, metavar="TEXT", help="system prompt (or @FILE to read it)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})"
+    )
+    parser.add_argument(
+        "--max-rounds",
+        type=_positive(int),
+        default=None,
+        metavar="N",
+        help="model calls per run before it ends with an error (default 10)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=None,
+        metavar="SECONDS",
+        help="give up on the provider after this long without an answer (default: the SDK's)",
+    )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="put provider and exception details in RUN_ERROR messages (never in production)",
+    )
+    parser.set_defaults(func=run)
+
+
+class _LogLine(logging.Formatter):
+    """One line per server log record; the traceback only in debug mode."""
+
+    def __init__(self, debug: bool) -> None:
+        super().__init__("%(levelname)s %(name)s: %(message)s")
+        self._debug = debug
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self._debug:
+            return super().format(record)
+        line = f"{record.levelname} {record.name}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            line += f" ({type(error).__name__}: {error})"
+        return line
+
+
+def _configure_logging(debug: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LogLine(debug))
+    for name in ("ag_ui.server", "ag_ui.providers", "ag_ui.tools"):
+        target = logging.getLogger(name)
+        target.addHandler(handler)
+        target.setLevel(logging.INFO)
+        target.propagate = False
+
+
+def _fail(message: str) -> int:
+    print(f"agui serve: {message}", file=sys.stderr)
+    return 2
+
+
+def _system_prompt(text: Optional[str]) -> Optional[str]:
+    if text is None or not text.startswith("@"):
+        return text
+    path = Path(text[1:])
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read the system prompt from {path}: {exc.strerror}") from None
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _app(agent: Any, *, debug: bool) -> Any:
+    """The endpoint at ``/agent`` (and its capabilities); shutting down closes the provider
+    client's connections."""
+    from starlette.applications import Starlette
+
+    from ag_ui.server import AgentEndpoint
+
+    endpoint = AgentEndpoint(agent, debug=debug, capabilities=agent.capabilities())
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        async with endpoint.lifespan(app):
+            try:
+                yield
+            finally:
+                await agent.aclose()
+
+    return Starlette(routes=endpoint.routes("/agent"), lifespan=lifespan)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from ag_ui.providers import ModelAgent, ProviderConfigError, provider_from_spec
+    except ImportError as exc:
+        return _fail(f"{exc} (agui serve needs the server extra and a provider extra)")
+    try:
+        system = _system_prompt(args.system)
+        options: dict[str, Any] = {}
+        if args.timeout is not None:
+            options["timeout"] = args.timeout
+        provider = provider_from_spec(args.model, base_url=args.base_url, **options)
+        agent_options: dict[str, Any] = {"system": system}
+        if args.max_rounds is not None:
+            agent_options["max_rounds"] = args.max_rounds
+        agent = ModelAgent(provider, **agent_options)
+        sock = _bind(args.host, args.port)
+    except ImportError as exc:
+        return _fail(str(exc))
+    except (ProviderConfigError, ValueError) as exc:
+        return _fail(str(exc))
+    port = sock.getsockname()[1]
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{shown}:{port}/agent"
+    _configure_logging(args.debug)
+    print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
+    print(f"Capabilities: {url}/capabilities")
+    print(f'Try:  agui run {url} -m "Hello!"', flush=True)
+    config = uvicorn.Config(
+        _app(agent, debug=args.debug),
+        log_level="warning",
+        timeout_graceful_shutdown=1,
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0

@@ -1,0 +1,74 @@
+"""What the stream adapters share: the turn writer, ids, the provider label and the result; and
+the dispatch on an event's ``type`` for the APIs whose stream events carry one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Optional
+
+from ag_ui.core.events import BaseEvent
+from ag_ui.core.token_usage import TokenUsage
+from ag_ui.providers._turn import StopReason, Turn, TurnWriter, counter_ids
+
+__all__ = ["BaseAdapter", "TypedEventAdapter"]
+
+
+class BaseAdapter:
+    """One model turn's translation: ``feed(chunk)`` per chunk, ``close()`` at the end, then
+    ``turn``. ``new_id`` mints ids the stream does not carry (default ``"<kind>-<n>"``; in an
+    agent, ``ctx.new_id``); ``provider`` labels the usage; ``debug`` puts the provider's words in
+    ``ProviderError`` messages."""
+
+    default_provider = ""
+
+    def __init__(
+        self,
+        *,
+        message_id: str,
+        new_id: Optional[Callable[[str], str]] = None,
+        provider: Optional[str] = None,
+        debug: bool = False,
+    ) -> None:
+        self._writer = TurnWriter(message_id)
+        self._new_id = new_id or counter_ids()
+        self.provider = provider or self.default_provider
+        self._debug = debug
+        self.model: Optional[str] = None
+        self._turn: Optional[Turn] = None
+        self._setup()
+
+    def _setup(self) -> None:
+        """Set up the subclass's own state (called by ``__init__``)."""
+
+    @property
+    def turn(self) -> Turn:
+        """What the turn produced (after ``close()``)."""
+        if self._turn is None:
+            raise RuntimeError("the turn is known after close()")
+        return self._turn
+
+    def _finish(
+        self, stop_reason: Optional[StopReason], usage: Optional[TokenUsage]
+    ) -> list[BaseEvent]:
+        """Close what is open and record the turn; returns the closing events."""
+        self._writer.close_all()
+        self._turn = self._writer.turn(stop_reason, usage)
+        return self._writer.take()
+
+
+class TypedEventAdapter(BaseAdapter):
+    """An adapter for a stream of typed events: one handler per ``event.type`` (others are
+    ignored), found with one dictionary lookup per event."""
+
+    def _setup(self) -> None:
+        self._dispatch = self.handlers()
+
+    def handlers(self) -> dict[str, Callable[[Any], None]]:
+        raise NotImplementedError
+
+    def feed(self, event: Any) -> list[BaseEvent]:
+        """The AG-UI events for one stream event."""
+        handler = self._dispatch.get(event.type)
+        if handler is not None:
+            handler(event)
+        return self._writer.take()

@@ -1,0 +1,121 @@
+"""What the agent loop needs from a model API: build a request, open a stream, translate it,
+classify its failures. One subclass per API (``OpenAIChat``, ``OpenAIResponses``,
+``AnthropicMessages``); write your own for another API the same way.
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Optional, Protocol
+
+from ag_ui.core.errors import ProviderConfigError, ProviderError
+from ag_ui.core.events import BaseEvent
+from ag_ui.providers._failures import SDKErrors, classify
+from ag_ui.providers._history import Conversation
+from ag_ui.providers._turn import Turn
+
+__all__ = ["ModelProvider", "ModelStream", "StreamAdapter", "api_key_from_env"]
+
+
+class StreamAdapter(Protocol):
+    """Sans-IO translation of one provider stream into AG-UI events."""
+
+    def feed(self, chunk: Any) -> list[BaseEvent]: ...
+
+    def close(self) -> list[BaseEvent]: ...
+
+    @property
+    def turn(self) -> Turn: ...
+
+
+class ModelStream(Protocol):
+    """A provider SDK's async stream: iterate it, then ``close()`` it (SDK ``AsyncStream``)."""
+
+    def __aiter__(self) -> AsyncIterator[Any]: ...
+
+    async def close(self) -> None: ...
+
+
+class ModelProvider(abc.ABC):
+    """One model behind one API.
+
+    ``provider`` labels ``TokenUsage.provider``; ``model`` is the model name sent; ``options``
+    are extra request parameters (``temperature``, ``max_tokens``, ``tool_choice``...) merged
+    into every request (the conversation's own fields win).
+    """
+
+    provider: str = ""
+    api: str = ""
+    """The spec prefix naming this API in ``PROVIDER:MODEL`` (``agui serve --model``)."""
+
+    def __init__(
+        self, model: str, *, provider_name: Optional[str], options: dict[str, Any]
+    ) -> None:
+        if not model:
+            raise ProviderConfigError(f"{self.api}: the model name is empty")
+        self.model = model
+        if provider_name:
+            self.provider = provider_name
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.model!r})"
+
+    @abc.abstractmethod
+    def build_request(self, conversation: Conversation) -> dict[str, Any]:
+        """The keyword arguments of the SDK call for ``conversation`` (streaming on)."""
+
+    @abc.abstractmethod
+    async def open_stream(self, request: dict[str, Any]) -> ModelStream:
+        """Send ``request``; returns the SDK's stream (raises the SDK's errors)."""
+
+    @abc.abstractmethod
+    def adapter(
+        self, *, message_id: str, new_id: Callable[[str], str], debug: bool = False
+    ) -> StreamAdapter:
+        """A fresh adapter for one turn whose assistant message is ``message_id``."""
+
+    @abc.abstractmethod
+    def sdk_errors(self) -> SDKErrors:
+        """The SDK's exception classes (for ``classify``)."""
+
+    def classify(
+        self, exc: BaseException, *, debug: bool = False, streaming: bool = False
+    ) -> Optional[ProviderError]:
+        """The ``ProviderError`` for ``exc`` (an SDK failure), or ``None`` if it is not one."""
+        return classify(
+            exc, self.sdk_errors(), provider=self.provider, debug=debug, streaming=streaming
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections (a client you passed in is yours to close)."""
+        client = getattr(self, "client", None)
+        if client is not None and getattr(self, "_owns_client", False):
+            await client.close()
+
+    def _merged(self, built: dict[str, Any]) -> dict[str, Any]:
+        return {**self.options, **built, "model": self.model, "stream": True}
+
+
+def api_key_from_env(
+    api_key: Optional[str], variables: tuple[str, ...], *, base_url: Optional[str], who: str
+) -> str:
+    """The API key to use: given, else from the provider's environment variable(s).
+
+    Without one, a server at a custom base URL (a local Ollama, vLLM...) gets a placeholder: such
+    servers ignore the key. For the hosted API the absence is an error naming the variable.
+    """
+    if api_key:
+        return api_key
+    for variable in variables:
+        value = os.environ.get(variable)
+        if value:
+            return value
+    if base_url:
+        return "not-needed"
+    raise ProviderConfigError(
+        f"no API key for {who}: set the {variables[0]} environment variable (for a local "
+        "server, any value works)"
+    )
