@@ -146,6 +146,7 @@ def test_public_surface() -> None:
         "Step",
         "StoreFullError",
         "StoreUnavailableError",
+        "Tap",
         "TextMessageStream",
         "ToolCallStream",
         "create_app",

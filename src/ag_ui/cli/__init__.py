@@ -51,6 +51,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.record",
     "ag_ui.cli.replay",
     "ag_ui.cli.validate",
+    "ag_ui.cli.inspect",
 )
 
 EXIT_FAILED = 1

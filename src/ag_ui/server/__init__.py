@@ -54,6 +54,7 @@ from ag_ui.server._streams import (
     TextMessageStream,
     ToolCallStream,
 )
+from ag_ui.server._tap import Tap
 from ag_ui.server.context import RunContext
 from ag_ui.server.endpoint import DEFAULT_KEEPALIVE, AgentEndpoint, CapabilitiesSource, create_app
 
@@ -91,6 +92,7 @@ __all__ = [
     "Step",
     "StoreFullError",
     "StoreUnavailableError",
+    "Tap",
     "TextMessageStream",
     "ToolCallStream",
     "create_app",

@@ -46,6 +46,7 @@ from ag_ui.server._request import (
 from ag_ui.server._response import Producer, Put, pump, stream_response
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import LiveFeed, StoreWriter
+from ag_ui.server._tap import Tap
 from ag_ui.store import RunStore
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class EndpointOptions(TypedDict, total=False):
     run_ttl: Optional[float]
     principal: Principal
     downgrade_older_clients: bool
+    tap: Union[bool, Tap, None]
 
 
 async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
@@ -108,6 +110,9 @@ class AgentEndpoint:
       (default ``default_principal``); a reconnect by another principal gets 404.
     * ``downgrade_older_clients`` (default on): a client declaring a protocol before 1.0 (or
       none) gets output its era understands (docs/server.md, "Older clients").
+    * ``tap`` (default off; a development aid): ``True`` or a ``Tap`` lets ``agui inspect``
+      watch every run live at ``GET <path>/tap`` (loopback clients only unless the ``Tap`` has
+      a token; never headers or tokens; docs/inspector.md). Logs a warning when on.
     """
 
     def __init__(
@@ -124,6 +129,7 @@ class AgentEndpoint:
         run_ttl: Optional[float] = None,
         principal: Principal = default_principal,
         downgrade_older_clients: bool = True,
+        tap: Union[bool, Tap, None] = None,
     ) -> None:
         self.agent = agent
         # docs/server.md "Older clients": what a client declaring an older protocol gets.
@@ -141,6 +147,7 @@ class AgentEndpoint:
         store_ttl = float(getattr(store, "run_ttl", 3600))
         self.run_ttl = run_ttl if run_ttl is not None else 0.9 * store_ttl
         self.detached_runs = DetachedRuns()
+        self.tap = Tap.from_option(tap)
 
     @property
     def authorize(self) -> Optional[Authorize]:
@@ -171,6 +178,11 @@ class AgentEndpoint:
         if self.store is not None:
             connect = ConnectEndpoint(self.store, self.access, keepalive=self.keepalive)
             routes.append(Route(path.rstrip("/") + "/connect", connect))
+        if self.tap is not None:
+            self.tap.announce(path.rstrip("/") + "/tap")
+            routes.append(
+                Route(path.rstrip("/") + "/tap", self.tap.endpoint(self.access.authorize))
+            )
         return routes
 
     @asynccontextmanager
@@ -200,6 +212,8 @@ class AgentEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             raise RuntimeError(f"AgentEndpoint serves HTTP only, got a {scope['type']!r} scope")
+        if self.tap is not None:
+            receive, send = self.tap.observe(scope, receive, send)
         request = Request(scope)
         try:
             check_method(request.method, "POST")
