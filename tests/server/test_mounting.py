@@ -262,3 +262,17 @@ async def test_the_whole_app_fails_to_start_when_its_lifespan_fails() -> None:
     broken = AgentEndpoint(echo, store=Broken())
     with pytest.raises(RuntimeError, match="uvicorn stopped during startup"), serve(broken):
         pass
+
+
+def test_add_api_route_says_to_use_add_route_or_mount() -> None:
+    """FastAPI's path operations parse the request into the function's parameters; given an
+    ASGI app they would answer every run with a 422 about query parameters. The endpoint
+    refuses when the route is made, naming the ways that work."""
+    endpoint = AgentEndpoint(echo)
+    app = FastAPI()
+    with pytest.raises(TypeError, match="not a FastAPI path operation") as caught:
+        app.add_api_route("/agent", endpoint, methods=["POST"])
+    assert "app.mount(path, endpoint)" in str(caught.value)
+    assert "app.add_route(path, endpoint, methods=['POST'])" in str(caught.value)
+    with pytest.raises(TypeError, match="not a FastAPI path operation"):
+        app.post("/agent")(endpoint)

@@ -93,6 +93,20 @@ async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
     return await produced if inspect.isawaitable(produced) else produced
 
 
+class _NotAPathOperation:
+    """``AgentEndpoint.__signature__``: nothing for the class (``inspect.signature`` then reads
+    ``__init__``), a ``TypeError`` naming the ways that work for an endpoint object."""
+
+    def __get__(self, instance: object, owner: Optional[type] = None) -> None:
+        if instance is None:
+            return None
+        raise TypeError(
+            "an AgentEndpoint is an ASGI app, not a FastAPI path operation function: use "
+            "app.mount(path, endpoint), app.add_route(path, endpoint, methods=['POST']) or "
+            "app.router.routes.extend(endpoint.routes(path)) (docs/server.md, 'Mounting it')"
+        )
+
+
 class AgentEndpoint:
     """Serves one agent: ``POST`` runs it and streams the events; see ``routes()``.
 
@@ -177,6 +191,11 @@ class AgentEndpoint:
     @principal.setter
     def principal(self, principal: Principal) -> None:
         self.access.principal = principal
+
+    # FastAPI's add_api_route / @app.post read an endpoint's signature to parse the request
+    # into its parameters; given this ASGI app they would answer every run with a 422 about
+    # query parameters "receive" and "send". Reading it fails instead, where the route is made.
+    __signature__ = _NotAPathOperation()
 
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
         """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``
