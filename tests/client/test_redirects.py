@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ag_ui.client import HttpAgent, HTTPStatusError, RedirectError
-from ag_ui.client._redirects import MAX_REDIRECTS
+from ag_ui.client._redirects import MAX_REDIRECTS, redirected_headers, same_origin
 from ag_ui.core import AgentCapabilities, IdentityCapabilities
 from ag_ui.server import AgentEndpoint, RunContext
 from ag_ui.store import InMemoryRunStore
@@ -218,3 +218,20 @@ async def test_connect_and_capabilities_follow_every_redirect(
         assert capabilities.identity.name == "redirected"
         await agent.connect_agent(run_key=key)
     assert said(agent) == "auth=None said=x"
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "same"),
+    [
+        ("http://a.test/agent", "http://a.test:80/elsewhere", True),
+        ("https://a.test/agent", "https://A.TEST:443/agent/", True),
+        ("http://a.test/agent", "https://a.test/agent", False),  # the scheme is in the origin
+        ("http://a.test/agent", "http://a.test:8080/agent", False),
+        ("http://a.test/agent", "http://b.test/agent", False),
+    ],
+)
+def test_origins_and_the_credentials_that_cross_them(source: str, target: str, same: bool) -> None:
+    headers = {"Authorization": SECRET, "cookie": "session=1", "X-Trace": "t"}
+    kept = redirected_headers(headers, httpx.URL(source), httpx.URL(target))
+    assert same_origin(httpx.URL(source), httpx.URL(target)) is same
+    assert kept == (headers if same else {"X-Trace": "t"})

@@ -25,7 +25,13 @@ import httpx
 
 from ag_ui.core.errors import RedirectError
 
-__all__ = ["MAX_REDIRECTS", "REDIRECT_STATUSES", "redirect_target", "redirected_headers"]
+__all__ = [
+    "MAX_REDIRECTS",
+    "REDIRECT_STATUSES",
+    "redirect_target",
+    "redirected_headers",
+    "same_origin",
+]
 
 MAX_REDIRECTS = 20
 """Redirects followed in a row before ``RedirectError`` (fetch's limit)."""
