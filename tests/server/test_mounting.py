@@ -21,6 +21,7 @@ from starlette.routing import Mount, Route
 from ag_ui.client import HttpAgent, HTTPStatusError
 from ag_ui.core import AgentCapabilities, IdentityCapabilities
 from ag_ui.server import AgentEndpoint, RunContext
+from ag_ui.server._routing import sub_resource
 from ag_ui.store import InMemoryRunStore
 from tests.support.servers import serve
 
@@ -276,3 +277,23 @@ def test_add_api_route_says_to_use_add_route_or_mount() -> None:
     assert "app.add_route(path, endpoint, methods=['POST'])" in str(caught.value)
     with pytest.raises(TypeError, match="not a FastAPI path operation"):
         app.post("/agent")(endpoint)
+
+
+@pytest.mark.parametrize(
+    ("path", "root_path", "expected"),
+    [
+        ("/agent", "", None),  # a route of its own (add_route, routes()): the run
+        ("/agent/", "/agent", None),  # mounted: the mount point itself
+        ("/agent", "/agent", None),
+        ("/agent/capabilities", "/agent", "capabilities"),
+        ("/agent/connect/", "/agent", "connect"),  # a trailing slash is the same resource
+        ("/api/agent/tap", "/api/agent", "tap"),  # under --root-path /api
+        ("/capabilities", "/agent", "capabilities"),  # servers that cut root_path off the path
+        ("/agents/capabilities", "/agent", None),  # /agent is not a prefix of /agents
+        ("/", "", None),  # the whole app
+        ("/connect", "", "connect"),
+        ("/agent/elsewhere", "/agent", None),  # any other path below a mount: the run
+    ],
+)
+def test_where_a_request_landed(path: str, root_path: str, expected: str | None) -> None:
+    assert sub_resource({"type": "http", "path": path, "root_path": root_path}) == expected
