@@ -52,6 +52,7 @@ EXPECTED = [
     "SubscriberParams",
     "Subscription",
     "SyncHttpAgent",
+    "ToolRoundsExceededError",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventWarning",

@@ -78,6 +78,7 @@ from ag_ui.core.errors import (
     ProtocolError,
     RunError,
     SubscriberError,
+    ToolRoundsExceededError,
     TransportError,
     TruncatedFrameError,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "SubscriberParams",
     "Subscription",
     "SyncHttpAgent",
+    "ToolRoundsExceededError",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventWarning",

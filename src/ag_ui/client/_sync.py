@@ -26,6 +26,7 @@ from ag_ui.client._input import ContextLike, ResumeLike, ToolLike
 from ag_ui.client._reconnect import ReconnectPolicy
 from ag_ui.client._result import RunAgentResult
 from ag_ui.client._subscribers import Callback, SubscriberLike, Subscription
+from ag_ui.client._tools import ToolHandler
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.events import Event
 from ag_ui.core.types import Interrupt, Message
@@ -63,6 +64,8 @@ class SyncHttpAgent:
         on_reconnect: Optional[ReconnectCallback] = None,
         debug: DebugOption = False,
         max_protocol_version: str = PROTOCOL_VERSION,
+        tools: Iterable[ToolHandler] = (),
+        max_tool_rounds: int = 10,
     ) -> None:
         self.agent = HttpAgent(
             url,
@@ -81,6 +84,8 @@ class SyncHttpAgent:
             on_reconnect=on_reconnect,
             debug=debug,
             max_protocol_version=max_protocol_version,
+            tools=tools,
+            max_tool_rounds=max_tool_rounds,
         )
         self._portal_manager: Optional[AbstractContextManager[BlockingPortal]] = None
         self._portal: Optional[BlockingPortal] = None
