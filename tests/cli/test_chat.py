@@ -248,6 +248,20 @@ def test_agui_demo_on_a_terminal_serves_and_opens_the_chat(chats: list[Chat]) ->
     assert "Traceback" not in chat.output
 
 
+def test_agui_demo_as_a_background_job_only_serves(chats: list[Chat]) -> None:
+    shell = pexpect.spawn("bash", ["--norc", "--noprofile", "-i"], encoding="utf-8", timeout=20)
+    try:
+        shell.sendline("PS1='$ '")
+        shell.sendline(f"{' '.join(AGUI)} demo --port 0 --delay 0 &")
+        shell.expect_exact("Ctrl-C stops it.")  # the serve-only ready line, not a chat
+        shell.sendline("jobs")
+        shell.expect(r"\[1\]\+\s+Running")  # not stopped by reading the terminal
+        shell.sendline("kill %1; wait; exit")
+        shell.expect(pexpect.EOF)
+    finally:
+        shell.close(force=True)
+
+
 def test_lines_from_a_pipe_work_too(demo_url: str) -> None:
     done = subprocess.run(
         [*AGUI, "chat", demo_url],

@@ -3,7 +3,8 @@
 ``agui demo`` serves ``POST /agent`` and ``GET /agent/capabilities`` on 127.0.0.1:8000. On a
 terminal (stdin and stdout both TTYs) it then opens ``agui chat`` on it, offering the demo's
 frontend tool ``get_location``, and stops serving when the chat ends; otherwise (a pipe, a
-script, ``--no-chat``) it prints a ready ``agui run`` line and serves until Ctrl-C.
+script, a background job ``agui demo &``, ``--no-chat``) it prints a ready ``agui run`` line
+and serves until Ctrl-C.
 ``agui demo --once -m "weather in Paris"`` starts the server on a free port, runs the client
 against it, prints the transcript and exits.
 """
@@ -14,6 +15,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import socket
 import sys
 import threading
@@ -113,12 +115,23 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
-    if not args.no_chat and sys.stdin.isatty() and sys.stdout.isatty() and _has_client():
+    if not args.no_chat and _on_a_terminal() and _has_client():
         return _serve_and_chat(server, sock, url)
     print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
     print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"', flush=True)
     server.run(sockets=[sock])
     return 0
+
+
+def _on_a_terminal() -> bool:
+    """Chat only in the foreground of a terminal: ``agui demo &`` in a shell has the terminal
+    as stdin too, but reading it would stop the job (SIGTTIN) with the server in it."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    try:
+        return os.tcgetpgrp(sys.stdin.fileno()) == os.getpgrp()
+    except (OSError, AttributeError):  # no job control to ask (Windows)
+        return True
 
 
 def _has_client() -> bool:
