@@ -113,20 +113,27 @@ async def test_definitions_come_from_the_signature_and_go_with_every_run(
         description="The UI theme",
         parameters={"type": "object", "properties": {}},
     )
-    _ask(agent, _calls(("search", {"query": "tea", "limit": 2}), ("theme", {})))
+
+    @agent.tool(name="volume", description="The UI volume")
+    def current_volume(unit: str = "percent") -> int:
+        return 70
+
+    assert current_volume() == 70  # still a function
+    _ask(agent, _calls(("search", {"query": "tea", "limit": 2}), ("theme", {}), ("volume", {})))
     extra = Tool(name="manual", description="answered by hand", parameters={"type": "object"})
     result = await agent.run_agent(tools=[extra])
     assert len(SEEN) == 2  # the first run and one follow-up
     for sent in SEEN:
-        assert [t.name for t in sent.tools] == ["search", "theme", "manual"]
+        assert [t.name for t in sent.tools] == ["search", "theme", "volume", "manual"]
     schema = SEEN[0].tools[0].parameters
     assert schema["required"] == ["query"]
     assert schema["properties"]["query"]["description"] == "What to look for"
     assert schema["properties"]["limit"]["default"] == 3
     assert SEEN[0].tools[0].description == "Search the user's notes."
     assert SEEN[0].tools[1].parameters == {"type": "object", "properties": {}}
-    assert result.new_messages[-1].content == '["tea 0","tea 1"]|None / dark|None'
-    assert sorted(agent.tools) == ["search", "theme"]
+    assert SEEN[0].tools[2].description == "The UI volume"
+    assert result.new_messages[-1].content == '["tea 0","tea 1"]|None / dark|None / 70|None'
+    assert sorted(agent.tools) == ["search", "theme", "volume"]
 
 
 async def test_a_handler_that_raises_answers_with_error_set(urls: dict[str, str]) -> None:
@@ -211,6 +218,8 @@ async def test_a_bound_on_rounds_stops_an_agent_that_keeps_calling(urls: dict[st
     assert len(SEEN) == 4
     assert calls == 3
     assert error.rounds == 3
+    assert error.result.tool_rounds == 3
+    assert [m.role for m in error.result.new_messages].count("tool") == 3
     assert [call.function.name for call in error.pending_tool_calls] == ["ping"]
     assert error.result.pending_tool_call_ids == [error.pending_tool_calls[0].id]
     assert "max_tool_rounds=3" in str(error)

@@ -20,7 +20,7 @@ import copy
 import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union, overload
 
 import httpx
 
@@ -256,9 +256,35 @@ class HttpAgent:
         """
         return self._tools.add(handler, name=name, description=description, parameters=parameters)
 
-    def tool(self, handler: Callable[..., Any]) -> FunctionTool:
-        """Decorator form of ``add_tool``: ``@agent.tool`` over a function registers it."""
-        return self.add_tool(handler)
+    @overload
+    def tool(self, handler: Callable[..., Any]) -> FunctionTool: ...
+
+    @overload
+    def tool(
+        self,
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        parameters: Optional[Mapping[str, Any]] = None,
+    ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+    def tool(
+        self,
+        handler: Optional[Callable[..., Any]] = None,
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        parameters: Optional[Mapping[str, Any]] = None,
+    ) -> Union[FunctionTool, Callable[[Callable[..., Any]], FunctionTool]]:
+        """Decorator form of ``add_tool``: ``@agent.tool`` or ``@agent.tool(name=...)`` over a
+        function registers it (the name then refers to the ``FunctionTool``, still callable)."""
+
+        def register(function: Callable[..., Any]) -> FunctionTool:
+            return self.add_tool(
+                function, name=name, description=description, parameters=parameters
+            )
+
+        return register(handler) if handler is not None else register
 
     def remove_tool(self, name: str) -> None:
         """Unregister the client-side tool ``name``."""
@@ -480,6 +506,8 @@ class HttpAgent:
             if not calls:
                 break
             if rounds >= self.max_tool_rounds:
+                result.tool_rounds = rounds
+                result.new_messages = [m for m in self.messages if m.id not in known]
                 raise ToolRoundsExceededError(self.max_tool_rounds, calls, result)
             self.add_messages([await self._tools.answer(call) for call in calls])
             others = [call for call in result.pending_tool_calls if call not in calls]
