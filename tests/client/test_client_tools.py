@@ -261,8 +261,20 @@ def test_the_sync_agent_runs_the_loop_too(urls: dict[str, str]) -> None:
     with SyncHttpAgent(urls["demo"], tools=[tool(lambda: "Oslo", name=LOCATION_TOOL)]) as agent:
         agent.add_message({"id": "u1", "role": "user", "content": "where am I"})
         result = agent.run_agent()
-    assert result.tool_rounds == 1
-    assert str(result.new_messages[-1].content).startswith("You are in Oslo")
+        assert result.tool_rounds == 1
+        assert str(result.new_messages[-1].content).startswith("You are in Oslo")
+    with SyncHttpAgent(urls["scripted"]) as agent:
+
+        async def theme() -> str:
+            return "dark"
+
+        agent.add_tool(theme)
+        agent.add_message({"id": "u1", "role": "user", "content": _calls(("theme", {}), ("x", {}))})
+        result = agent.run_agent()
+        [call] = result.pending_tool_calls
+        agent.add_tool_result(call.id, "by hand", error="no x here")
+        result = agent.run_agent()
+    assert result.new_messages[-1].content == "dark|None / by hand|no x here"
 
 
 def test_registration_mistakes_are_clear_errors() -> None:
