@@ -27,7 +27,7 @@ from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server._downgrade import downgrading_sink
 from ag_ui.server._failures import RUN_EXPIRED_CODE, SERVER_SHUTDOWN_CODE
 from ag_ui.server._guard import RunGuard
-from ag_ui.server._runner import Agent, run_agent
+from ag_ui.server._runner import Agent, run_agent, run_is_cancelled
 from ag_ui.server._store_writer import StoreWriter
 from ag_ui.store import RunStore
 
@@ -76,9 +76,18 @@ class DetachedRuns:
             raise RuntimeError("detached runs are not being served (enter the lifespan)")
 
         async def counted() -> None:
+            # One run's task must never end the group: that would cut every other run and
+            # leave the endpoint refusing new ones. ``run_detached`` raises nothing but
+            # cancellation; anything else is a bug, logged and contained here.
             self.active += 1
             try:
                 await run()
+            except anyio.get_cancelled_exc_class():
+                if run_is_cancelled():
+                    raise
+                logger.error("a detached run raised CancelledError uncancelled", exc_info=True)
+            except Exception:
+                logger.exception("a detached run failed outside its agent")
             finally:
                 self.active -= 1
 
