@@ -22,7 +22,7 @@ from starlette.types import Receive, Scope, Send
 
 from ag_ui.core._aiter import closing
 from ag_ui.core.errors import RequestRejectedError, RunNotFoundError, StoreUnavailableError
-from ag_ui.core.events import Event, RunErrorEvent
+from ag_ui.core.events import Event, EventType, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._access import AccessControl
 from ag_ui.server._asgi import send_error
@@ -140,7 +140,7 @@ class ConnectEndpoint:
             except (StoreUnavailableError, RunNotFoundError) as exc:
                 yield frame(encoder, _history_lost(exc), None, 0)
                 return
-            compacted = compact_events(events)
+            compacted = _terminal_last(compact_events(events))
             for index, event in enumerate(compacted):
                 final = index == len(compacted) - 1
                 yield frame(encoder, event, key if final else None, last)
@@ -160,6 +160,18 @@ class ConnectEndpoint:
                 if item.position >= last:
                     break
         return events
+
+
+def _terminal_last(events: list[Event]) -> list[Event]:
+    """``compact_events`` (like the TypeScript client's ``compactEvents``) puts what a
+    ``RUN_ERROR`` cut short (a message still open) after it; a client reading the history
+    accepts nothing after a terminal event, so the terminal event goes last."""
+    for index, event in enumerate(events):
+        if event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR):
+            if index < len(events) - 1:
+                return events[:index] + events[index + 1 :] + [event]
+            break
+    return events
 
 
 def _history_lost(exc: Exception) -> RunErrorEvent:

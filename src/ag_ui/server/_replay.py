@@ -90,8 +90,9 @@ async def live_frames(
     feed: LiveFeed, store: RunStore, key: str, encoder: EventEncoder
 ) -> AsyncIterator[bytes]:
     """The frames of a run this process is producing: from its writer's feed as they are
-    stored; if the feed ends before the terminal event (overflow, shutdown, a store failure),
-    from the store after the last position sent."""
+    stored; if the feed ends before the terminal event (overflow, shutdown), from the store
+    after the last position sent. When the store failed under the writer, the stream ends at
+    once with ``RUN_ERROR`` ``store_unavailable``."""
     encode = BatchEncoder(encoder, key)
     position = 0
     try:
@@ -103,6 +104,11 @@ async def live_frames(
                     return
     finally:
         feed.close()  # a reader that left takes nothing more from the writer
+    if feed.store_failed:
+        # The writer could not store the run's events: a read from the store now would only
+        # wait for the same store to time out again. (The run's stored end says the same.)
+        yield frame(encoder, store_lost("run"), None, 0)
+        return
     async with closing(run_frames(store, key, position, encoder)) as rest:
         async for chunk in rest:
             yield chunk
