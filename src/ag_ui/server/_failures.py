@@ -43,7 +43,8 @@ SERVER_SHUTDOWN_CODE = "server_shutdown"
 """``RUN_ERROR.code`` of a run cancelled because the app shut down."""
 
 STORE_UNAVAILABLE_CODE = "store_unavailable"
-"""``RUN_ERROR.code`` a reader sends when the store (Redis) is lost mid-run."""
+"""``RUN_ERROR.code`` a reader sends when the store (Redis) is lost mid-run; also the stored
+end of a run whose events could not be stored."""
 
 HISTORY_TRIMMED_CODE = "history_trimmed"
 """``RUN_ERROR.code`` a reader sends when the events it asked for were trimmed."""

@@ -56,7 +56,13 @@ def _position(entry_id: bytes | str) -> int:
 
 
 class RedisRunStore(RunStore):
-    """Runs in Redis Streams, shared by every worker that points at the same Redis."""
+    """Runs in Redis Streams, shared by every worker that points at the same Redis.
+
+    ``block_seconds`` (default 1): how long a reader's blocking ``XREAD`` waits for new events
+    before it looks again. ``operation_timeout`` (default 5): a command with no answer within
+    ``block_seconds + operation_timeout`` seconds fails with ``StoreUnavailableError`` (a
+    stalled Redis keeps its sockets open, so only a timeout notices it).
+    """
 
     def __init__(
         self,
