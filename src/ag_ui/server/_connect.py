@@ -40,6 +40,7 @@ from ag_ui.verify import compact_events
 
 __all__ = ["ConnectEndpoint", "parse_last_event_id"]
 
+_TERMINAL = (EventType.RUN_FINISHED, EventType.RUN_ERROR)
 _LAST_EVENT_ID = re.compile(r"([A-Za-z0-9_-]{1,128}):([0-9]{1,18})")
 _RUN_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
@@ -157,7 +158,9 @@ class ConnectEndpoint:
         async with closing(self._store.read(key, 0)) as stored:
             async for item in stored:
                 events.append(item.event)
-                if item.position >= last:
+                # Nothing follows a terminal event, even where the store holds more (a
+                # RUN_ERROR retried after a write that timed out but landed after all).
+                if item.position >= last or item.event.type in _TERMINAL:
                     break
         return events
 
@@ -167,7 +170,7 @@ def _terminal_last(events: list[Event]) -> list[Event]:
     ``RUN_ERROR`` cut short (a message still open) after it; a client reading the history
     accepts nothing after a terminal event, so the terminal event goes last."""
     for index, event in enumerate(events):
-        if event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR):
+        if event.type in _TERMINAL:
             if index < len(events) - 1:
                 return events[:index] + events[index + 1 :] + [event]
             break

@@ -41,7 +41,8 @@ class DetachedRuns:
     """The task group that owns every detached run of an endpoint.
 
     ``async with runs:`` for the app's lifetime; leaving it cancels the runs still going (each
-    records ``RUN_ERROR`` ``server_shutdown`` first). ``active`` counts the running ones.
+    records ``RUN_ERROR`` ``server_shutdown`` first). ``active`` counts the running ones (and
+    those still trying to record their end in a store that does not answer).
     """
 
     def __init__(self) -> None:
