@@ -20,9 +20,9 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from ag_ui.core import RunAgentInput
+from ag_ui.core import CustomEvent, RunAgentInput, RunFinishedEvent, RunStartedEvent
 from ag_ui.server import AgentEndpoint, RunContext
-from ag_ui.store import RedisRunStore
+from ag_ui.store import InMemoryRunStore, RedisRunStore, RunStore
 from tests.redis_helpers import RedisServer, free_port
 from tests.support.servers import serve
 from tests.support.sse import sse_events
@@ -202,3 +202,56 @@ async def stall_during_a_run(
     # The worker keeps serving.
     assert later.status_code == 200
     assert sse_events(later.text)[-1]["type"] == "RUN_FINISHED"
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_a_run_stored_as_finished_without_its_terminal_event_is_replayed_with_an_error(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    # What a server before this fix left behind after a stall (and what a store of one's own
+    # may hold): a finished run without RUN_FINISHED or RUN_ERROR. A replay must not end as if
+    # the run were complete; resuming after a run's real terminal event reads nothing more.
+    if kind == "memory":
+        store: RunStore = InMemoryRunStore()
+    else:
+        redis: RedisServer = request.getfixturevalue("redis_server")
+        store = RedisRunStore(redis.url, prefix=f"cut{free_port()}:", block_seconds=0.2)
+    endpoint = AgentEndpoint(agent, store=store, keepalive=None)
+    started = RunStartedEvent(thread_id="t", run_id="r")
+
+    @asynccontextmanager
+    async def lifespan(app: object) -> AsyncIterator[None]:
+        await store.create("cut", "t")
+        await store.append_many("cut", [started, CustomEvent(name="n", value=1)])
+        await store.finish("cut")
+        await store.create("whole", "t")
+        await store.append_many("whole", [started, RunFinishedEvent(thread_id="t", run_id="r")])
+        await store.finish("whole")
+        async with endpoint.lifespan(app):
+            yield
+        await store.aclose()
+
+    app = Starlette(routes=endpoint.routes("/agent"), lifespan=lifespan)
+    with serve(app) as url:
+        async with httpx.AsyncClient(base_url=url, timeout=20) as http:
+            with anyio.fail_after(15):
+                cut = await http.get("/agent/connect", params={"runKey": "cut"})
+                after_cut = await http.get("/agent/connect", headers={"last-event-id": "cut:2"})
+                whole = await http.get("/agent/connect", params={"runKey": "whole"})
+                after_end = await http.get("/agent/connect", headers={"last-event-id": "whole:2"})
+                thread = await http.get("/agent/connect", params={"threadId": "t"})
+    lost = {
+        "type": "RUN_ERROR",
+        "message": "The run ended without its terminal event; the run store lost the rest of it.",
+        "code": "store_unavailable",
+    }
+    assert [e["type"] for e in sse_events(cut.text)] == ["RUN_STARTED", "CUSTOM", "RUN_ERROR"]
+    assert sse_events(cut.text)[-1] == lost
+    assert sse_events(after_cut.text) == [lost]
+    assert [e["type"] for e in sse_events(whole.text)] == ["RUN_STARTED", "RUN_FINISHED"]
+    assert after_end.status_code == 200
+    assert sse_events(after_end.text) == []
+    assert [e["type"] for e in sse_events(thread.text)] == [
+        *("RUN_STARTED", "CUSTOM", "RUN_ERROR"),  # the cut run, with the error added
+        *("RUN_STARTED", "RUN_FINISHED"),
+    ]

@@ -26,7 +26,13 @@ from ag_ui.core.events import Event, EventType, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._access import AccessControl
 from ag_ui.server._asgi import send_error
-from ag_ui.server._failures import run_not_found, store_lost, store_unavailable, thread_run_expired
+from ag_ui.server._failures import (
+    run_end_lost,
+    run_not_found,
+    store_lost,
+    store_unavailable,
+    thread_run_expired,
+)
 from ag_ui.server._replay import (
     RESUME_AFTER_HEADER,
     RESUME_KEY_HEADER,
@@ -135,7 +141,7 @@ class ConnectEndpoint:
     ) -> AsyncIterator[bytes]:
         # Compacted history first: each run's events up to the position seen when the request
         # came in; the last frame of a run carries its id, a resume point for that run.
-        for key, last, _ in runs:
+        for key, last, finished in runs:
             try:
                 events = await self._events_until(key, last)
             except (StoreUnavailableError, RunNotFoundError) as exc:
@@ -145,6 +151,8 @@ class ConnectEndpoint:
             for index, event in enumerate(compacted):
                 final = index == len(compacted) - 1
                 yield frame(encoder, event, key if final else None, last)
+            if finished and not (compacted and compacted[-1].type in _TERMINAL):
+                yield frame(encoder, run_end_lost(), None, 0)  # see run_frames
         for key, last, finished in runs:
             if not finished:
                 async with closing(run_frames(self._store, key, last, encoder)) as tail:

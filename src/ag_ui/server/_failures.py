@@ -22,6 +22,7 @@ __all__ = [
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "history_trimmed",
+    "run_end_lost",
     "run_expired_while_read",
     "run_not_found",
     "runs_not_started",
@@ -56,6 +57,14 @@ def store_lost(what: str = "run") -> RunErrorEvent:
     """The store became unreachable while ``what`` ("run", "thread") was being read."""
     return RunErrorEvent(
         message=f"The run store became unreachable; the rest of the {what} is lost.",
+        code=STORE_UNAVAILABLE_CODE,
+    )
+
+
+def run_end_lost() -> RunErrorEvent:
+    """A stored run is finished but its terminal event is not in the store."""
+    return RunErrorEvent(
+        message="The run ended without its terminal event; the run store lost the rest of it.",
         code=STORE_UNAVAILABLE_CODE,
     )
 
