@@ -115,7 +115,7 @@ async def run_detached(
     (``_run_end``): its terminal event, then ``finish``; a run whose events could not be
     stored ends with ``RUN_ERROR`` ``store_unavailable``."""
     guard = RunGuard(run_input, verify=verify)
-    retry_until = anyio.current_time() + max(run_ttl, MIN_RETRY_PERIOD)
+    started = anyio.current_time()
     try:
         await _run_into_store(
             key,
@@ -151,7 +151,8 @@ async def run_detached(
             failure,
         )
     end = [] if writer.terminal_stored else store_lost_end()
-    retry_until = max(retry_until, anyio.current_time() + MIN_RETRY_PERIOD)
+    # Retried for as long as the run could have gone on: readers may wait on it that long.
+    retry_until = max(started + run_ttl, anyio.current_time() + MIN_RETRY_PERIOD)
     await record_end(store, key, end, retry_until=retry_until)
 
 
