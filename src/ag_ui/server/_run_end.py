@@ -79,7 +79,15 @@ async def record_end(store: RunStore, key: str, end: list[bytes], *, retry_until
                     exc,
                     RETRY_INTERVAL,
                 )
-            await anyio.sleep(RETRY_INTERVAL)
+            try:
+                await anyio.sleep(RETRY_INTERVAL)
+            except anyio.get_cancelled_exc_class():
+                logger.error(
+                    "run %s: shut down before its end could be recorded; it stays unfinished "
+                    "in the store until it expires",
+                    key,
+                )
+                raise
             continue
         if attempt > 1:
             logger.warning("run %s: its end was recorded after %d attempts", key, attempt)
