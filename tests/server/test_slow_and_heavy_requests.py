@@ -210,8 +210,10 @@ def test_more_messages_than_max_messages_is_413_naming_the_limit(count: int) -> 
 
 def test_a_large_body_does_not_stall_a_concurrent_stream() -> None:
     """While 150,000 messages (6.3 MiB) are parsed, the event loop keeps running: a concurrent
-    run that ticks every 10 ms is never held up for long (the one-call parse held it for 1-3 s;
-    the figures are in benchmarks/bench_big_body.py, the bound here is generous)."""
+    run that ticks every 10 ms is never held up for long. Measured in CPU time of the server's
+    thread between two ticks (what the loop did meanwhile), which the other jobs on a shared
+    machine cannot inflate: the one-call parse held the loop for 0.5-1 s of CPU; the wall-clock
+    figures are in benchmarks/bench_big_body.py, the bound here is generous."""
     ticking = threading.Event()
     lags: list[float] = []
     done = threading.Event()
@@ -219,13 +221,13 @@ def test_a_large_body_does_not_stall_a_concurrent_stream() -> None:
     async def ticker(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
         if run_input.run_id == "big":
             return  # the large request's own run: nothing to do
-        last = time.perf_counter()
+        last = time.thread_time()
         while not done.is_set():
             yield CustomEvent(name="tick", value=None)
             ticking.set()
             await anyio.sleep(0.01)
-            now = time.perf_counter()
-            lags.append(now - last - 0.01)
+            now = time.thread_time()
+            lags.append(now - last)
             last = now
 
     big = json.dumps(many_messages(150_000, runId="big")).encode()
@@ -245,7 +247,7 @@ def test_a_large_body_does_not_stall_a_concurrent_stream() -> None:
         for _ in stream.iter_bytes():
             pass
     assert len(during) > 10
-    assert max(during) < 0.5, f"the event loop stood still for {max(during):.3f} s"
+    assert max(during) < 0.3, f"the event loop was busy for {max(during):.3f} s of CPU at once"
 
 
 # -- run_timeout ----------------------------------------------------------------------------------

@@ -133,10 +133,9 @@ class _ListValidation:
             window = _Window(self._offset, batch)
             self._parse.problems += describe_errors(shifted, {self.key: window})
         self._offset += len(batch)
-        # Size the next batch to take about half a slice, from what this one took.
+        # Size the next batch to take about half a slice to validate, from what this one took.
         spent = max(time.perf_counter() - started, 1e-6)
         self._batch = max(8, min(4096, int(self._batch * (SLICE / 2) / spent)))
-        await self._parse.tick()
 
 
 class _SlicedParse:
@@ -238,12 +237,12 @@ class _SlicedParse:
             count += 1
             if isinstance(into, list):
                 into.append(item)
-                await self.tick()
             else:
                 limit = self._max_messages
                 if into.key == "messages" and limit is not None and count > limit:
                     raise too_many_messages(limit)
                 await into.add(item)
+            await self.tick()
             if self._text[index : index + 1] == ",":
                 index = self._skip(index + 1)
                 continue
