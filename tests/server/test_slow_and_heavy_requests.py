@@ -18,7 +18,7 @@ import pytest
 
 from ag_ui.core import BaseEvent, CustomEvent, TextMessageContentEvent, TextMessageStartEvent
 from ag_ui.core.decoding import parse_run_agent_input
-from ag_ui.core.errors import AGUIValidationError
+from ag_ui.core.errors import AGUIValidationError, MalformedJSONError
 from ag_ui.server import RunContext, create_app
 from ag_ui.server._sliced_parse import SLICED_ABOVE, parse_run_input
 from ag_ui.store import InMemoryRunStore
@@ -279,3 +279,55 @@ def test_run_timeout_ends_a_hung_run_with_run_expired(detached: bool) -> None:
     assert events[-1]["code"] == "run_expired"
     assert events[-1]["message"] == "The run exceeded its time limit of 1 s."
     assert ": keepalive" in response.text  # the keepalives alone did not hold the client
+
+
+PADDING = " " * (SLICED_ABOVE + 1)
+"""Whitespace that takes a body over the threshold without changing what it says."""
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"threadId":"t","runId":"r","messages":[]}',
+        ' \n{ "threadId" : "t" ,\t"runId":"r", "messages" : [ ] , "tools" : null }\r\n',
+        '{"threadId":"t","runId":"r","messages":[{"id":"a","role":"user","content":"x"}],'
+        '"messages":[],"state":{},"forwardedProps":[1,{"a":[]}]}',
+        '{"threadId":"t","runId":"r","messages":[],"context":[{"description":"d","value":"v"}],'
+        '"resume":[{"interruptId":"i","status":"resolved"}]}',
+    ],
+    ids=["plain", "whitespace", "repeated-key", "context-resume"],
+)
+async def test_odd_but_valid_bodies_parse_the_same_in_slices(text: str) -> None:
+    padded = text.replace('"runId"', PADDING + '"runId"', 1).encode()
+    assert len(padded) > SLICED_ABOVE
+    assert await parse_run_input(padded) == parse_run_agent_input(text)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"threadId":"t" "runId":"r","messages":[]}',
+        '{"threadId":"t","runId":"r","messages":[1,]}',
+        '{"threadId":"t","runId":"r","messages":[]} x',
+        '{"threadId":"t","runId":"r","messages":[]',
+        '{"threadId":"t","runId":"r","messages":[], }',
+        '{threadId:"t","runId":"r","messages":[]}',
+        '{"threadId":"t","runId":"r","messages":[],"state":' + "[" * 100_000 + "]" * 100_000 + "}",
+    ],
+    ids=["no-comma", "trailing-comma", "extra-data", "unclosed", "comma-brace", "bare-key", "deep"],
+)
+async def test_malformed_bodies_are_malformed_in_slices_too(text: str) -> None:
+    padded = text.replace('"runId"', PADDING + '"runId"', 1).encode()
+    with pytest.raises(MalformedJSONError):
+        parse_run_agent_input(padded)
+    with pytest.raises(MalformedJSONError):
+        await parse_run_input(padded)
+
+
+@pytest.mark.anyio
+async def test_invalid_utf8_in_a_large_body_is_malformed() -> None:
+    body = json.dumps(many_messages(3000)).encode().replace(b'"hello"', b'"\xff"', 1)
+    with pytest.raises(MalformedJSONError):
+        await parse_run_input(body)

@@ -3,7 +3,7 @@
 pydantic-core validates a body in one call that holds the GIL: 150,000 small messages (6.3 MiB)
 kept the event loop, and so every other stream of the worker, still for 1-3 s. A worker thread
 does not help: the call never releases the GIL, and the loop stood still just as long (measured;
-``benchmarks/bench_server_body.py``). So a body over ``SLICED_ABOVE`` bytes is decoded and
+``benchmarks/bench_big_body.py``). So a body over ``SLICED_ABOVE`` bytes is decoded and
 validated in pieces, the loop getting control back after every ``SLICE`` seconds of work:
 
 1. decoding, by json's C scanner: the top-level object member by member, and the items of the
@@ -48,6 +48,7 @@ SLICE = 0.005
 
 _WHAT = "RunAgentInput"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_WHITESPACE_BYTES = re.compile(rb"[ \t\n\r]*")
 _LIST_ADAPTERS: dict[str, TypeAdapter[Any]] = {
     "messages": TypeAdapter(list[Message]),
     "tools": TypeAdapter(list[Tool]),
@@ -59,7 +60,9 @@ _LIST_ADAPTERS: dict[str, TypeAdapter[Any]] = {
 async def parse_run_input(body: bytes, *, max_messages: Optional[int] = None) -> RunAgentInput:
     """``parse_run_agent_input(body)``, in slices when the body is large; raises the same
     ``MalformedJSONError``/``AGUIValidationError``, or the 413 for more than ``max_messages``."""
-    if len(body) <= SLICED_ABOVE or body.lstrip()[:1] != b"{":
+    start = _WHITESPACE_BYTES.match(body)
+    opening = body[start.end() : start.end() + 1] if start else b""
+    if len(body) <= SLICED_ABOVE or opening != b"{":
         run_input = parse_run_agent_input(body)
         if max_messages is not None and len(run_input.messages) > max_messages:
             raise too_many_messages(max_messages)
