@@ -136,9 +136,11 @@ class _ListValidation:
             window = _Window(self._offset, batch)
             self._parse.problems += describe_errors(shifted, {self.key: window})
         self._offset += len(batch)
-        # Size the next batch to take about half a slice to validate, from what this one took.
+        # Size the next batch to take about half a slice to validate, from what this one took
+        # (growing at most twofold: one fast batch says little about the next items).
         spent = max(time.perf_counter() - started, 1e-6)
-        self._batch = max(8, min(4096, int(self._batch * (SLICE / 2) / spent)))
+        wanted = int(self._batch * (SLICE / 2) / spent)
+        self._batch = max(8, min(wanted, 2 * self._batch, 1024))
 
 
 class _SlicedParse:
