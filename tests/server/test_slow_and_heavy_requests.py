@@ -5,6 +5,7 @@ ends a hung request-bound run."""
 
 from __future__ import annotations
 
+import gc
 import json
 import socket
 import threading
@@ -210,29 +211,60 @@ def test_more_messages_than_max_messages_is_413_naming_the_limit(count: int) -> 
 
 def test_a_large_body_does_not_stall_a_concurrent_stream() -> None:
     """While 150,000 messages (6.3 MiB) are parsed, the event loop keeps running: a concurrent
-    run that ticks every 10 ms is never held up for long. Measured in CPU time of the server's
-    thread between two ticks (what the loop did meanwhile), which the other jobs on a shared
-    machine cannot inflate: the one-call parse held the loop for 0.5-1 s of CPU; the wall-clock
-    figures are in benchmarks/bench_big_body.py, the bound here is generous."""
+    run that ticks every 10 ms is never held up for long.
+
+    Measured in CPU time of the server's thread between two ticks (what the loop did meanwhile),
+    which the other jobs on a shared machine cannot inflate, less the time CPython's cyclic GC
+    took in that thread: a full pass scans the whole process (this test process, after the
+    tests before it, holds far more than a server), and no parse can avoid it
+    (benchmarks/README.md, "Large request bodies"). The one-call parse held the loop for
+    0.5-1 s of CPU; the wall-clock figures are in benchmarks/bench_big_body.py."""
     ticking = threading.Event()
     lags: list[float] = []
     done = threading.Event()
+    server_thread: list[int] = []
+    collector = {"cpu": 0.0, "started": 0.0}
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if threading.get_ident() not in server_thread:
+            return
+        if phase == "start":
+            collector["started"] = time.thread_time()
+        else:
+            collector["cpu"] += time.thread_time() - collector["started"]
+
+    def work_so_far() -> float:
+        return time.thread_time() - collector["cpu"]
 
     async def ticker(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
         if run_input.run_id == "big":
             return  # the large request's own run: nothing to do
-        last = time.thread_time()
+        server_thread.append(threading.get_ident())
+        last = work_so_far()
         while not done.is_set():
             yield CustomEvent(name="tick", value=None)
             ticking.set()
             await anyio.sleep(0.01)
-            now = time.thread_time()
+            now = work_so_far()
             lags.append(now - last)
             last = now
 
     big = json.dumps(many_messages(150_000, runId="big")).encode()
+    gc.callbacks.append(on_gc)
+    try:
+        during = post_during_a_stream(create_app(ticker), big, ticking, done, lags)
+    finally:
+        gc.callbacks.remove(on_gc)
+    assert len(during) > 10
+    assert max(during) < 0.2, f"the event loop was busy for {max(during):.3f} s of CPU at once"
+
+
+def post_during_a_stream(
+    app: Any, big: bytes, ticking: threading.Event, done: threading.Event, lags: list[float]
+) -> list[float]:
+    """Post ``big`` while a run of ``app`` streams; the lags the stream recorded meanwhile."""
     with (
-        serve(create_app(ticker)) as url,
+        serve(app) as url,
         httpx.Client(timeout=30) as http,
         http.stream("POST", f"{url}/agent", json=run_body()) as stream,
     ):
@@ -246,8 +278,7 @@ def test_a_large_body_does_not_stall_a_concurrent_stream() -> None:
         assert response.status_code == 200
         for _ in stream.iter_bytes():
             pass
-    assert len(during) > 10
-    assert max(during) < 0.3, f"the event loop was busy for {max(during):.3f} s of CPU at once"
+    return during
 
 
 # -- run_timeout ----------------------------------------------------------------------------------
