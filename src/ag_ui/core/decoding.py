@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar, Union, cast
 
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from ag_ui.core._readable import readable_problems
 from ag_ui.core.errors import AGUIValidationError, MalformedJSONError, UnknownEventTypeError
@@ -116,11 +117,41 @@ def parse_any_event(data: JSONInput) -> AnyEvent:
 _RUN_INPUT_ADAPTER: TypeAdapter[RunAgentInput] = TypeAdapter(RunAgentInput)
 
 
+NOT_JSON_CONSTANTS = "NaN, Infinity and -Infinity are not JSON; send null or a string instead"
+"""The hint added when a body holds one of the constants JavaScript and Python print for floats
+that JSON (RFC 8259) cannot represent."""
+
+
+def refuse_non_json_constants(text: Union[str, bytes, bytearray]) -> None:
+    """Raise ``MalformedJSONError`` if ``text`` uses ``NaN``, ``Infinity`` or ``-Infinity`` as a
+    value, which pydantic-core's parser accepts and JSON does not.
+
+    Only text that contains those words at all (in a string, say) is parsed a second time, by
+    the strict parser; the search itself costs about a millisecond for 10 MiB.
+    """
+    if isinstance(text, str):
+        suspicious = "NaN" in text or "Infinity" in text
+    else:
+        suspicious = b"NaN" in text or b"Infinity" in text
+    if not suspicious:
+        return
+    try:
+        from_json(text, allow_inf_nan=False)
+    except ValueError as exc:
+        raise MalformedJSONError("RunAgentInput", f"{exc} ({NOT_JSON_CONSTANTS})") from None
+
+
 def parse_run_agent_input(body: JSONInput) -> RunAgentInput:
     """Parse a run request body into ``RunAgentInput`` (what a server does with each POST).
 
     Errors name the wire path: ``messages[0] (role "user"): missing required field "id"``.
+    Text with ``NaN`` or ``Infinity`` as a value is refused (``MalformedJSONError``): they are
+    not JSON.
     """
+    if isinstance(body, memoryview):
+        body = bytes(body)
+    if not isinstance(body, Mapping):
+        refuse_non_json_constants(body)
     try:
         return _validate(_RUN_INPUT_ADAPTER, body)
     except ValidationError as exc:
