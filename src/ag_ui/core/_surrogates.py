@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
 __all__ = [
+    "escape_lone_surrogates",
     "escaped_json",
     "has_lone_surrogate",
     "join_text",
@@ -40,6 +41,12 @@ def has_lone_surrogate(text: str) -> bool:
 
 def _escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
+
+
+def escape_lone_surrogates(json_text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with each surrogate code point
+    written as its escape, so that it can be encoded as UTF-8 (printed, written to a file)."""
+    return _SURROGATE.sub(_escape, json_text)
 
 
 def wire_json(model: BaseModel) -> bytes:
