@@ -12,6 +12,7 @@ refused or read silently wrong; served by a real uvicorn, read by both clients a
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import warnings
@@ -175,3 +176,18 @@ async def test_arguments_that_are_not_json_are_named_not_refused(
     report = agui_verify(tmp_path, LOST_FIRST_ARGS_CHUNK)
     assert report["ok"] is True
     assert report["warnings"] == [str(warning.message)]
+
+
+def test_agui_run_prints_a_cut_emoji_whole_and_a_lone_half_as_the_replacement_character(
+    urls: dict[str, str],
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ag_ui", "run", urls["cut-emoji"]],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode("utf-8")
+    assert "Hi \U0001f600!" in out
+    assert "cut \ufffd" in out
