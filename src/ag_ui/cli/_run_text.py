@@ -88,6 +88,11 @@ class TextReporter:
             self._write("\n")
         self._write(text + "\n")
 
+    def end_line(self) -> None:
+        """End a line left open by streamed text (before a prompt is shown)."""
+        if self._mid_line:
+            self._write("\n")
+
     def notice(self, text: str) -> None:
         """A line of its own, e.g. a reconnect, between whatever is streaming."""
         self._line(text)
