@@ -20,7 +20,7 @@ LAYERS: dict[str, list[set[str]]] = {
         # 3. HTTP plumbing that knows neither agents nor stores
         {"_request", "_access", "_outbox", "_asgi", "_response", "_routing", "_tap"},
         # 4. detached runs: the store writer, the frames of a stored run, the run tasks
-        {"_store_writer", "_replay", "_detached"},
+        {"_store_writer", "_replay", "_run_end", "_detached"},
         # 5. the endpoints
         {"_connect", "endpoint"},
         # 6. the public surface

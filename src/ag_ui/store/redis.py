@@ -11,7 +11,9 @@ Layout (``prefix`` defaults to ``agui:``):
   across workers racing to create).
 
 Every key expires: ``run_ttl`` while running, ``finished_ttl`` once finished. A connection
-failure raises ``StoreUnavailableError``; no call blocks for longer than ``block_seconds``.
+failure raises ``StoreUnavailableError``, and so does a Redis that stops answering (a stalled or
+paused server keeps its sockets open): no command waits longer than ``block_seconds +
+operation_timeout`` for its answer.
 """
 
 from __future__ import annotations
@@ -54,7 +56,13 @@ def _position(entry_id: bytes | str) -> int:
 
 
 class RedisRunStore(RunStore):
-    """Runs in Redis Streams, shared by every worker that points at the same Redis."""
+    """Runs in Redis Streams, shared by every worker that points at the same Redis.
+
+    ``block_seconds`` (default 1): how long a reader's blocking ``XREAD`` waits for new events
+    before it looks again. ``operation_timeout`` (default 5): a command with no answer within
+    ``block_seconds + operation_timeout`` seconds fails with ``StoreUnavailableError`` (a
+    stalled Redis keeps its sockets open, so only a timeout notices it).
+    """
 
     def __init__(
         self,
@@ -67,9 +75,16 @@ class RedisRunStore(RunStore):
         finished_ttl: float = 600.0,
         run_ttl: float = 3600.0,
         block_seconds: float = 1.0,
+        operation_timeout: float = 5.0,
     ) -> None:
+        if operation_timeout <= 0:
+            raise ValueError(f"operation_timeout must be > 0 seconds, got {operation_timeout!r}")
+        # The socket timeout bounds every command; a blocking XREAD waits up to block_seconds
+        # by design, so each command gets that much plus operation_timeout.
         self._redis: aioredis.Redis = client or aioredis.from_url(
-            url, socket_connect_timeout=2, socket_timeout=block_seconds + 5
+            url,
+            socket_connect_timeout=min(2.0, operation_timeout),
+            socket_timeout=block_seconds + operation_timeout,
         )
         self._owns_client = client is None
         self.prefix = prefix
