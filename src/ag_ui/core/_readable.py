@@ -109,7 +109,8 @@ def _describe(error: ErrorDetails, data: Any) -> tuple[str, bool]:
         expected = ctx.get("expected_tags", "")
         return f'{full_prefix}unknown {key} "{ctx.get("tag")}" (expected one of {expected})', False
     if kind == "union_tag_not_found":
-        key = str(ctx.get("discriminator", "type")).strip("'")
+        # A callable discriminator (the open outcome unions) is named "type()".
+        key = str(ctx.get("discriminator", "type")).strip("'").removesuffix("()")
         return f'{full_prefix}missing required field "{key}"', False
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"{full_prefix}expected a JSON object, got {_short(error['input'])}", irrelevant

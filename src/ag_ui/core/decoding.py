@@ -1,5 +1,10 @@
 """Parse events and run input from JSON text, bytes or dicts, with readable errors.
 
+A lone UTF-16 surrogate escape (``"\\ud83d"``, what ``JSON.stringify`` writes for a string cut
+inside an emoji) is legal JSON that pydantic's parser refuses; it is read as Python's
+``json.loads`` reads it, a ``str`` holding that one surrogate code point, so JSON text, bytes
+and dicts give the same event (the TypeScript client keeps it in its string too).
+
 >>> parse_event('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi"}').delta
 'hi'
 """
@@ -51,13 +56,41 @@ def _as_python(data: JSONInput, what: str) -> Any:
 _T = TypeVar("_T")
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _with_lone_surrogates(data: Union[str, bytes, bytearray]) -> Any:
+    """The JSON value of ``data`` as ``json.loads`` reads it (lone surrogate escapes kept), or
+    ``None`` when it is not JSON for another reason. Only called after pydantic refused it:
+    ``NaN``/``Infinity`` (which ``json.loads`` would take) stay refused."""
+    import json
+
+    try:
+        return json.loads(data, parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def _json_invalid(exc: ValidationError) -> bool:
+    return any(e["type"] == "json_invalid" for e in exc.errors())
+
+
 def _validate(adapter: TypeAdapter[_T], data: JSONInput) -> _T:
     validator = adapter.validator
     if isinstance(data, Mapping):
         return cast(_T, validator.validate_python(data))
     if isinstance(data, memoryview):
         data = bytes(data)
-    return cast(_T, validator.validate_json(data))
+    try:
+        return cast(_T, validator.validate_json(data))
+    except ValidationError as exc:
+        python = _with_lone_surrogates(data) if _json_invalid(exc) else None
+        if python is None:
+            raise
+    # Not raised inside the handler: a validation error of the value must not chain the parse
+    # error.
+    return cast(_T, validator.validate_python(python))
 
 
 # The compiled validator itself: TypeAdapter's Python wrapper costs about a third of a small
@@ -92,10 +125,14 @@ def parse_event(data: JSONInput) -> Event:
     """
     try:
         if type(data) is bytes or type(data) is str:  # the decoder's hot path
-            return cast(Event, _validate_event_json(data))
+            try:
+                return cast(Event, _validate_event_json(data))
+            except ValidationError as exc:
+                if not _json_invalid(exc):
+                    raise
         return _validate(EVENT_ADAPTER, data)
     except ValidationError as exc:
-        if any(e["type"] == "json_invalid" for e in exc.errors()):
+        if _json_invalid(exc):
             raise MalformedJSONError("event", exc.errors()[0]["msg"]) from None
         raise _event_error(exc, data) from None
 
@@ -155,7 +192,7 @@ def parse_run_agent_input(body: JSONInput) -> RunAgentInput:
     try:
         return _validate(_RUN_INPUT_ADAPTER, body)
     except ValidationError as exc:
-        if any(e["type"] == "json_invalid" for e in exc.errors()):
+        if _json_invalid(exc):
             raise MalformedJSONError("RunAgentInput", exc.errors()[0]["msg"]) from None
         python = _as_python(body, "RunAgentInput")
         raise AGUIValidationError("RunAgentInput", readable_problems(exc, python)) from None

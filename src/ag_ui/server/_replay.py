@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Optional
 
 from ag_ui.core._aiter import closing
+from ag_ui.core._surrogates import wire_json
 from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import HistoryTrimmedError, RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent, EventType
@@ -87,7 +88,7 @@ class BatchEncoder:
                 prefix,
                 str(position).encode(),
                 b"\ndata: ",
-                event.__pydantic_serializer__.to_json(event, by_alias=True),
+                wire_json(event),
                 b"\n\n",
             )
         return b"".join(parts)

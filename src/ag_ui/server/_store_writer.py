@@ -24,6 +24,7 @@ from typing import NamedTuple, Optional
 
 import anyio
 
+from ag_ui.core._surrogates import wire_json
 from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.store import RunStore
@@ -137,7 +138,7 @@ class StoreWriter:
         if not events:
             return
         # The encoder's fast path (the guard only passes BaseEvent instances).
-        self._pending += [e.__pydantic_serializer__.to_json(e, by_alias=True) for e in events]
+        self._pending += [wire_json(e) for e in events]
         if self._events is not None:
             self._events += events
         if events[-1].type in _TERMINAL:
