@@ -87,7 +87,13 @@ def mix_wire() -> list[dict[str, Any]]:
         }
     )
     events += [
-        {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": f'"k{i}":{i},'} for i in range(50)
+        # 50 pieces of one JSON object, as a model streams them (the verifier checks the whole).
+        {
+            "type": "TOOL_CALL_ARGS",
+            "toolCallId": "c1",
+            "delta": ("{" if i == 0 else "") + f'"k{i}":{i}' + ("," if i < 49 else "}"),
+        }
+        for i in range(50)
     ]
     events.append({"type": "TOOL_CALL_END", "toolCallId": "c1"})
     events.append({"type": "STATE_SNAPSHOT", "snapshot": snapshot})

@@ -31,7 +31,8 @@ def stream_mix() -> list[dict[str, Any]]:
         {
             "type": "TOOL_CALL_ARGS",
             "toolCallId": "call-1",
-            "delta": '{"city": "Zürich"'[i % 5 :][:4],
+            # 50 short pieces of one JSON object (the client checks the joined arguments)
+            "delta": ("{" if i == 0 else "") + f'"c{i}":"Zür"' + ("," if i < 49 else "}"),
         }
         for i in range(50)
     ]

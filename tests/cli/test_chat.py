@@ -225,6 +225,7 @@ def test_a_connection_error_is_one_line_and_the_chat_goes_on(chats: list[Chat]) 
     # The message never reached an agent: it is not kept, so typing it again sends it once.
     assert "(no messages yet)" in chat.say("/messages")
     chat.child.send("half a line")
+    chat.expect("half a line")  # readline has it (a Ctrl-C sent sooner can race its set-up)
     chat.child.sendintr()  # Ctrl-C at the prompt drops the line
     chat.expect(PROMPT)
     assert "(no messages yet)" in chat.say("/messages")

@@ -25,11 +25,12 @@ from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server._downgrade import downgrading_sink
-from ag_ui.server._failures import RUN_EXPIRED_CODE, SERVER_SHUTDOWN_CODE
+from ag_ui.server._failures import SERVER_SHUTDOWN_CODE
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._run_end import MIN_RETRY_PERIOD, record_end, store_lost_end
 from ag_ui.server._runner import Agent, run_agent, run_is_cancelled
 from ag_ui.server._store_writer import StoreWriter
+from ag_ui.server._time_limit import run_within
 from ag_ui.store import RunStore
 
 __all__ = ["DetachedRuns", "run_detached"]
@@ -188,8 +189,9 @@ async def _run_into_store(
         tasks.start_soon(write)
         try:
             with agent_scope:
-                with anyio.move_on_after(run_ttl) as deadline:
-                    await run_agent(
+                await run_within(
+                    run_ttl,
+                    lambda: run_agent(
                         agent,
                         run_input,
                         downgrading_sink(writer.put, run_input, enabled=downgrade),
@@ -198,11 +200,11 @@ async def _run_into_store(
                         auth=auth,
                         request=request,
                         guard=guard,
-                    )
-                if deadline.cancelled_caught:
-                    logger.warning("run %s exceeded its time limit of %g s; stopped", key, run_ttl)
-                    message = f"The run exceeded its time limit of {run_ttl:g} s."
-                    await writer.put(guard.fail(message, code=RUN_EXPIRED_CODE))
+                    ),
+                    guard,
+                    writer.put,
+                    name=key,
+                )
         except (StoreUnavailableError, RunNotFoundError):
             pass  # the writer's failure: ``writer.failure`` holds it
         finally:
