@@ -34,7 +34,7 @@ async def reference(app: Any) -> HttpAgent:
 
 
 async def test_connect_agent_attaches_to_a_run_by_key_last_id_or_thread() -> None:
-    app = create_app(story_agent, store=InMemoryRunStore())
+    app = create_app(story_agent, store=InMemoryRunStore(), public_thread_history=True)
     async with lifespan(app):
         ref = await reference(app)
         key = (await _post(app)).headers["ag-ui-resume-key"]
@@ -136,7 +136,8 @@ def test_backoff_grows_and_is_capped() -> None:
 
 
 def test_the_sync_client_reconnects_and_connects() -> None:
-    app = create_app(make_story_agent(), store=InMemoryRunStore(), keepalive=None)
+    store = InMemoryRunStore()
+    app = create_app(make_story_agent(), store=store, keepalive=None, public_thread_history=True)
     with serve(app) as url, SyncHttpAgent(f"{url}/agent", thread_id="t1") as agent:
         result = agent.run_agent(run_id="r1")
         assert result.finished

@@ -74,6 +74,7 @@ class EndpointOptions(TypedDict, total=False):
     store: Optional[RunStore]
     run_ttl: Optional[float]
     principal: Principal
+    public_thread_history: bool
     downgrade_older_clients: bool
     tap: Union[bool, Tap, None]
 
@@ -108,6 +109,9 @@ class AgentEndpoint:
       (code ``run_expired``); default: 90% of the store's ``run_ttl``.
     * ``principal``: derives a run's owner from the ``authorize`` hook's return value
       (default ``default_principal``); a reconnect by another principal gets 404.
+    * ``public_thread_history`` (default off): serve ``GET <path>/connect?threadId=`` to the
+      anonymous principal (no hook, or a hook returning ``None``/``True``); off, such a
+      request gets 403 ``thread_history_not_public`` (thread ids are chosen by clients).
     * ``downgrade_older_clients`` (default on): a client declaring a protocol before 1.0 (or
       none) gets output its era understands (docs/server.md, "Older clients").
     * ``tap`` (default off; a development aid): ``True`` or a ``Tap`` lets ``agui inspect``
@@ -128,6 +132,7 @@ class AgentEndpoint:
         store: Optional[RunStore] = None,
         run_ttl: Optional[float] = None,
         principal: Principal = default_principal,
+        public_thread_history: bool = False,
         downgrade_older_clients: bool = True,
         tap: Union[bool, Tap, None] = None,
     ) -> None:
@@ -142,6 +147,7 @@ class AgentEndpoint:
         self.access = AccessControl(authorize, principal)
         """Who may call the endpoints and who owns a run (shared with the connect endpoint)."""
         self.store = store
+        self.public_thread_history = public_thread_history
         # By default a little under the store's own limit, so the run's RUN_ERROR is stored
         # before the store lets the run expire.
         store_ttl = float(getattr(store, "run_ttl", 3600))
@@ -176,7 +182,12 @@ class AgentEndpoint:
         if self.capabilities is not None:
             routes.append(Route(path.rstrip("/") + "/capabilities", self.capabilities_endpoint))
         if self.store is not None:
-            connect = ConnectEndpoint(self.store, self.access, keepalive=self.keepalive)
+            connect = ConnectEndpoint(
+                self.store,
+                self.access,
+                keepalive=self.keepalive,
+                public_thread_history=self.public_thread_history,
+            )
             routes.append(Route(path.rstrip("/") + "/connect", connect))
         if self.tap is not None:
             self.tap.announce(path.rstrip("/") + "/tap")
