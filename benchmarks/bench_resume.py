@@ -7,9 +7,9 @@
    Redis (``used_memory`` delta) for N ``TEXT_MESSAGE_CONTENT`` events.
 3. Capacity: ``--runs`` (1,000) concurrent detached runs on one worker with ``RedisRunStore(url)``
    as it comes, each pausing 1 s in the middle so that all of them are running at once: how
-   many complete, in how long, how many Redis connections the worker held at most; and the
-   same with redis-py's default pool (what the store had before), which refuses a command when
-   its 100 connections are busy.
+   many complete, in how long, how many Redis connections the worker held at most; the same
+   with ``InMemoryRunStore()`` (the server's own cost, no Redis) and with redis-py's default
+   pool (what the store had before), which refuses a command when its 100 connections are busy.
 
     .venv/bin/python benchmarks/bench_resume.py [--events 20000] [--rounds 3] [--runs 1000]
 """
@@ -235,15 +235,17 @@ def main() -> None:
                 return
             print(f"{args.runs:,} concurrent runs (20 deltas, a 1 s pause) on one worker:")
             for kind, label in [
+                ("memory", "InMemoryRunStore()"),
                 ("redis", "RedisRunStore(url)"),
                 ("redis-default-pool", "redis-py's default pool"),
             ]:
                 figures = capacity(kind, args.runs, redis_url)
+                connections = f"; at most {figures['connections']:.0f} Redis connections"
                 print(
                     f"  {label:24s} {figures['finished']:5,.0f} finished, "
                     f"{figures['refused']:5,.0f} refused (503) in {figures['elapsed']:5.1f} s; "
-                    f"per run p50 {figures['p50']:4.2f} s, max {figures['max']:4.2f} s; "
-                    f"at most {figures['connections']:.0f} Redis connections"
+                    f"per run p50 {figures['p50']:5.2f} s, max {figures['max']:5.2f} s"
+                    + (connections if kind != "memory" else "")
                 )
         finally:
             redis.stop()

@@ -6,7 +6,8 @@ count bounds alone allowed more than 10 GB. The store counts what it holds itsel
 of every stored event plus a fixed charge per event for the bytes object and its slot, and
 keeps the total within the budget:
 
-1. over the budget, finished runs are evicted, oldest first;
+1. over the budget, finished runs are evicted, oldest first (and a new run evicts them down to
+   ``LIVE_SHARE`` of the budget);
 2. a new run is refused (``StoreFullError``: 503 ``store_full``) while the running runs alone
    hold more than ``LIVE_SHARE`` of the budget, the rest being room for them to grow;
 3. a running run that would still take the total over the budget keeps running and streaming,
