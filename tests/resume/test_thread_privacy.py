@@ -11,9 +11,12 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import httpx
+import pytest
 from starlette.requests import Request
 
+from ag_ui.client import SyncHttpAgent
 from ag_ui.core import RunAgentInput
+from ag_ui.core.errors import HTTPStatusError
 from ag_ui.server import RunContext, create_app
 from ag_ui.store import InMemoryRunStore
 from tests.support.servers import serve
@@ -98,3 +101,13 @@ def test_a_hook_that_admits_anonymously_keeps_thread_history_private() -> None:
         history = http.get("/agent/connect", params={"threadId": "t1"})
         assert history.status_code == 403
         assert history.json()["error"]["code"] == "thread_history_not_public"
+
+
+def test_the_client_reports_the_refusal_with_the_option_named() -> None:
+    app = create_app(hello, store=InMemoryRunStore(), keepalive=None)
+    with serve(app) as url, SyncHttpAgent(f"{url}/agent", thread_id="t1") as agent:
+        assert agent.run_agent(run_id="r1").finished
+        with pytest.raises(HTTPStatusError) as refused:
+            agent.connect_agent()  # the thread's history, anonymously
+    assert refused.value.status == 403
+    assert "public_thread_history=True" in str(refused.value)
