@@ -11,7 +11,8 @@ Layout (``prefix`` defaults to ``agui:``):
   across workers racing to create).
 
 Every key expires: ``run_ttl`` while running, ``finished_ttl`` once finished. A connection
-failure raises ``StoreUnavailableError``; no call blocks for longer than ``block_seconds``.
+failure raises ``StoreUnavailableError``; no call blocks for longer than ``block_seconds``
+(a wait for a free connection aside: at most ``pool_timeout``).
 
 Connections: two pools of at most ``max_connections`` each (default 100), one for commands and
 one for readers waiting on the live tail (a blocking ``XREAD`` holds its connection for up to
