@@ -1,6 +1,7 @@
 """Core benchmarks: this package vs the official ``ag-ui-protocol`` 1.0.0 vs the orjson limit.
 
-Run: ``.venv/bin/python benchmarks/bench_core.py`` (after ``scripts/test`` made .venv-official).
+Run: ``.venv/bin/python benchmarks/bench_core.py`` (after ``scripts/test`` made .venv-official);
+``--instructions`` counts instructions with callgrind instead of timing (steady under load).
 The same workload code runs in both venvs (both import as ``ag_ui``), each in its own process;
 ratios are what count, absolute times drift on shared machines.
 """
@@ -8,8 +9,11 @@ ratios are what count, absolute times drift on shared machines.
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import timeit
 from pathlib import Path
 from typing import Any, Callable
@@ -26,13 +30,14 @@ def _best(fn: Callable[[], Any], number: int, repeat: int = 5) -> float:
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
 
 
-def measure() -> dict[str, float]:
-    """Seconds per workload in this interpreter's ``ag_ui``."""
+def stream_workloads() -> dict[str, Callable[[], None]]:
+    """The stream-mix workloads, each one pass over the 558 events, in this interpreter's
+    ``ag_ui``."""
     sys.path.insert(0, str(HERE))
     from pydantic import TypeAdapter
-    from workloads import run_agent_input_body, stream_mix
+    from workloads import stream_mix
 
-    from ag_ui.core import Event, RunAgentInput
+    from ag_ui.core import Event
     from ag_ui.encoder import EventEncoder
 
     wire = stream_mix()
@@ -56,18 +61,34 @@ def measure() -> dict[str, float]:
     import ag_ui.core
 
     decode: Callable[[bytes], Any] = getattr(ag_ui.core, "parse_event", adapter.validate_json)
-    parse_input: Callable[[bytes], Any] = getattr(
-        ag_ui.core, "parse_run_agent_input", RunAgentInput.model_validate_json
-    )
 
     def decode_all() -> None:
         for payload in payloads:
             decode(payload)
 
+    return {
+        "sse_encode": encode_all,
+        "construct_encode": construct_and_encode,
+        "decode": decode_all,
+    }
+
+
+def measure() -> dict[str, float]:
+    """Seconds per workload in this interpreter's ``ag_ui``."""
+    import ag_ui.core
+    from ag_ui.core import RunAgentInput
+
+    sys.path.insert(0, str(HERE))
+    from workloads import run_agent_input_body
+
+    workloads = stream_workloads()
+    parse_input: Callable[[bytes], Any] = getattr(
+        ag_ui.core, "parse_run_agent_input", RunAgentInput.model_validate_json
+    )
     results = {
-        "sse_encode": _best(encode_all, 20),
-        "construct_encode": _best(construct_and_encode, 10),
-        "decode": _best(decode_all, 10),
+        "sse_encode": _best(workloads["sse_encode"], 20),
+        "construct_encode": _best(workloads["construct_encode"], 10),
+        "decode": _best(workloads["decode"], 10),
     }
     for size in SIZES:
         body = run_agent_input_body(size)
@@ -108,9 +129,71 @@ def _same_bytes() -> bool:
     return outputs[0] == outputs[1]
 
 
+INSTRUCTION_LOOPS = 5
+
+
+def _instruction_worker(workload: str, loops: int) -> None:
+    """Run one stream workload ``loops`` times (under callgrind, for ``--instructions``)."""
+    run = stream_workloads()[workload]
+    for _ in range(loops):
+        run()
+
+
+def _instructions(python: str, workload: str, loops: int) -> int:
+    """Instructions callgrind counts for the whole process of ``_instruction_worker``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={tmp}/callgrind.out",
+                python,
+                __file__,
+                "--instruction-worker",
+                workload,
+                str(loops),
+            ],
+            capture_output=True,
+            text=True,
+        )
+    match = re.search(r"Collected : (\d+)", out.stderr)
+    if out.returncode or match is None:
+        sys.exit(f"callgrind failed for {python} {workload}: {out.stderr[-2000:]}")
+    return int(match.group(1))
+
+
+def main_instructions() -> None:
+    """Instructions per pass over the stream mix, ours and the official package's: counts do
+    not move with the machine's load, unlike seconds. Each figure is the difference between a
+    process making 1 + INSTRUCTION_LOOPS passes and one making 1, so start-up and set-up cancel.
+    """
+    if shutil.which("valgrind") is None:
+        sys.exit("--instructions needs valgrind (apt-get install valgrind)")
+    print(f"instructions per pass over the stream mix (callgrind, {INSTRUCTION_LOOPS} passes)")
+    print(f"{'workload':<26}{'ours':>14}{'official':>14}{'speed-up':>10}")
+    for workload in ("sse_encode", "construct_encode", "decode"):
+        counts = []
+        for python in (sys.executable, str(OFFICIAL_PYTHON)):
+            many = _instructions(python, workload, 1 + INSTRUCTION_LOOPS)
+            one = _instructions(python, workload, 1)
+            counts.append((many - one) / INSTRUCTION_LOOPS)
+        ours, official = counts
+        ratio = official / ours
+        print(f"{workload:<26}{ours / 1e6:>12.2f}M {official / 1e6:>12.2f}M {ratio:>9.2f}x")
+
+
 def main() -> None:
     if "--worker" in sys.argv:
         print(json.dumps(measure()))
+        return
+    if "--instruction-worker" in sys.argv:
+        workload, loops = sys.argv[sys.argv.index("--instruction-worker") + 1 :][:2]
+        _instruction_worker(workload, int(loops))
+        return
+    if not OFFICIAL_PYTHON.exists():
+        sys.exit("run scripts/test first: it creates .venv-official with ag-ui-protocol 1.0.0")
+    if "--instructions" in sys.argv:
+        main_instructions()
         return
     if not OFFICIAL_PYTHON.exists():
         sys.exit("run scripts/test first: it creates .venv-official with ag-ui-protocol 1.0.0")

@@ -43,6 +43,7 @@ EXPECTED = [
     "ProtocolVersionWarning",
     "Reconnect",
     "ReconnectPolicy",
+    "RedirectError",
     "RunAgentResult",
     "RunError",
     "SSEDecoder",

@@ -207,13 +207,31 @@ async def test_redis_lost_mid_run_ends_the_run_with_run_error(
         await store.aclose()
 
 
-async def test_without_the_lifespan_new_runs_get_503(caplog: pytest.LogCaptureFixture) -> None:
+async def test_without_the_lifespan_new_runs_get_500_naming_the_fix(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A lifespan that never ran is a configuration to fix, not a 503 to retry."""
     app = create_app(Gate(), store=InMemoryRunStore())
+    async with client(app) as http:
+        response = await http.post("/agent", json=BODY)
+    assert response.status_code == 500
+    error = response.json()["error"]
+    assert error["code"] == "runs_not_started"
+    assert error["message"].startswith("the run store was not started")
+    assert "lifespan=endpoint.lifespan" in error["message"]
+    assert "create_app" in error["message"]
+    assert "retry" not in error["message"]
+    assert "lifespan=endpoint.lifespan" in caplog.text
+
+
+async def test_after_the_lifespan_ended_new_runs_get_503() -> None:
+    app = create_app(Gate(), store=InMemoryRunStore())
+    async with lifespan(app):
+        pass
     async with client(app) as http:
         response = await http.post("/agent", json=BODY)
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "runs_not_started"
-    assert "enter AgentEndpoint.lifespan()" in caplog.text
 
 
 async def test_shutdown_ends_running_runs_with_server_shutdown() -> None:

@@ -18,7 +18,7 @@ LAYERS: dict[str, list[set[str]]] = {
         # 2. driving an agent through the guard into a sink
         {"_runner"},
         # 3. HTTP plumbing that knows neither agents nor stores
-        {"_request", "_access", "_outbox", "_asgi", "_response", "_tap"},
+        {"_request", "_access", "_outbox", "_asgi", "_response", "_routing", "_tap"},
         # 4. detached runs: the store writer, the frames of a stored run, the run tasks
         {"_store_writer", "_replay", "_detached"},
         # 5. the endpoints

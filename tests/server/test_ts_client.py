@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 
 from ag_ui.core import CustomEvent, TextMessageContentEvent
-from ag_ui.demo import create_demo_app, lookup_weather
-from ag_ui.server import RunContext, create_app
+from ag_ui.demo import create_demo_app, demo_agent, lookup_weather
+from ag_ui.server import AgentEndpoint, RunContext, create_app
 from tests.support.servers import serve
 
 INTEROP = Path(__file__).resolve().parent.parent / "interop"
@@ -251,3 +252,15 @@ def test_sequence_breaking_agent_reaches_the_client_as_run_error(proto: bool) ->
     assert [event["type"] for event in events] == ["RUN_STARTED", "CUSTOM", "RUN_ERROR"]
     assert events[-1]["code"] == "protocol_violation"
     assert "T2" in events[-1]["message"]
+
+
+def test_fetch_follows_the_redirect_of_a_fastapi_mount(proto: bool) -> None:
+    """``app.mount("/agent", endpoint)``: ``POST /agent`` is redirected (307) to ``/agent/``,
+    which ``fetch`` follows with the method and body, as this SDK's client does."""
+    app = FastAPI()
+    app.mount("/agent", AgentEndpoint(demo_agent))
+    with serve(app) as url:
+        result = run_ts_client(
+            proto=proto, url=url + "/agent", turns=[{"say": "hi", "runId": "r1"}]
+        )
+    assert result["messages"][1]["content"].startswith("Hello from the AG-UI demo agent!")

@@ -7,6 +7,9 @@ and turns HTTP failures into typed errors:
 * a 2xx answer that is not an event stream (an HTML login page) raises ``ContentTypeError``;
 * nothing received (no event, no keepalive comment) for ``idle_timeout`` seconds raises
   ``IdleTimeoutError``;
+* redirects are followed as fetch follows them, except that a 301/302/303 answer to a run's
+  ``POST`` raises ``RedirectError`` rather than turning the run into a ``GET``
+  (``ag_ui.client._redirects``);
 * connection failures raise ``TransportError``; a connection that breaks once the event
   stream has started raises ``IncompleteStreamError``;
 * cancelling the task (or ``AbortSignal.abort()``) closes the connection.
@@ -31,6 +34,7 @@ from ag_ui.client._decoding import (
     is_known_content_type,
 )
 from ag_ui.client._idle import idle_reads
+from ag_ui.client._redirects import redirect_target, redirected_headers
 from ag_ui.client._signal import AbortSignal
 from ag_ui.client._streaming_transport import StreamingTransport
 from ag_ui.core.capabilities import AgentCapabilities
@@ -154,11 +158,36 @@ async def stream_events(
     reads = idle_reads(idle_timeout, signal)
     read = reads.read
     try:
-        response = await read(lambda: client.send(request, stream=True))
-        if response is None:
-            return
+        hops = 0
+        while True:
+            # Redirects are followed here, by this SDK's rules (``_redirects``), whatever the
+            # client's own ``follow_redirects`` says.
+            send = functools.partial(client.send, request, stream=True, follow_redirects=False)
+            response = await read(send)
+            if response is None:
+                return
+            target = redirect_target(
+                method,
+                request.url,
+                response.status_code,
+                response.headers.get("location"),
+                hops=hops,
+            )
+            if target is None:
+                break
+            await response.aclose()
+            hops += 1
+            if debug is not None:
+                debug.lifecycle(
+                    "HTTP", "Redirected:", status=response.status_code, location=str(target)
+                )
+            request_headers = redirected_headers(request_headers, request.url, target)
+            request = client.build_request(method, target, content=body, headers=request_headers)
         if not response.is_success:
-            raise HTTPStatusError(response.status_code, await _read_error_body(response), url=url)
+            answered = url if not hops else str(request.url.copy_with(query=None))
+            raise HTTPStatusError(
+                response.status_code, await _read_error_body(response), url=answered
+            )
         content_type = response.headers.get("content-type")
         if not is_known_content_type(content_type):
             decoder_for_content_type(content_type, snippet=await _first_bytes(response))
@@ -224,14 +253,17 @@ async def fetch_capabilities(
     headers: Optional[Mapping[str, str]] = None,
     timeout: float = 30.0,
 ) -> Optional[AgentCapabilities]:
-    """GET ``<agent_url>/capabilities`` (this SDK's server convention); ``None`` on 404."""
+    """GET ``<agent_url>/capabilities`` (this SDK's server convention); ``None`` on 404.
+
+    Redirects are followed as httpx follows them for a ``GET`` (up to the client's
+    ``max_redirects``, 20 by default; ``Authorization`` dropped across origins)."""
     url = agent_url.rstrip("/") + "/capabilities"
     try:
         if client is not None:
-            response = await client.get(url, headers=headers)
+            response = await client.get(url, headers=headers, follow_redirects=True)
         else:
             async with new_http_client(timeout) as own_client:
-                response = await own_client.get(url, headers=headers)
+                response = await own_client.get(url, headers=headers, follow_redirects=True)
     except httpx.TransportError as exc:
         raise TransportError(f"request to {url} failed: {type(exc).__name__}: {exc}") from exc
     if response.status_code == 404:

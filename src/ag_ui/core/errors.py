@@ -22,6 +22,8 @@
     ├── RequestRejectedError                 the server refuses a request (carries status, code)
     ├── TransportError                       HTTP-level failures (client)
     │   ├── HTTPStatusError                  a non-2xx answer (carries status and parsed body)
+    │   │   └── RedirectError                a redirect the client does not follow (carries
+    │   │                                    ``location``): 301/302/303 to a POST, too many
     │   ├── ContentTypeError                 a 2xx answer that is not an event stream
     │   ├── IncompleteStreamError            the stream ended without RUN_FINISHED/RUN_ERROR
     │   │   └── ConnectionLostError          the connection broke mid-stream (a detached
@@ -76,6 +78,7 @@ __all__ = [
     "ProtocolError",
     "ProviderConfigError",
     "ProviderError",
+    "RedirectError",
     "RequestRejectedError",
     "RunEndedError",
     "RunError",
@@ -360,6 +363,23 @@ class HTTPStatusError(TransportError):
         if len(shown) > 500:
             shown = shown[:500] + "..."
         super().__init__(f"HTTP {status} from {url or 'the agent'}: {shown}")
+
+
+class RedirectError(HTTPStatusError):
+    """A redirect the client does not follow, with why: a 301/302/303 answer to a run's
+    ``POST`` (following it would turn the run into a ``GET``, as fetch does), more than 20
+    redirects in a row, or a ``Location`` that is not an http(s) URL. ``location`` is the
+    ``Location`` header as sent; ``status`` and ``url`` are the redirecting answer's."""
+
+    def __init__(self, status: int, location: str, reason: str, *, url: str = "") -> None:
+        self.status = status
+        self.body = ""
+        self.url = url
+        self.location = location
+        TransportError.__init__(
+            self,
+            f"HTTP {status} from {url or 'the agent'} redirects to {location!r}: {reason}",
+        )
 
 
 class ContentTypeError(TransportError):

@@ -46,6 +46,9 @@ class DetachedRuns:
     def __init__(self) -> None:
         self._group: Optional[TaskGroup] = None
         self.active = 0
+        self.served = False
+        """Whether the runs were ever served: not running then means shutting down, not a
+        lifespan that was never entered."""
 
     @property
     def running(self) -> bool:
@@ -57,6 +60,7 @@ class DetachedRuns:
         group = anyio.create_task_group()
         await group.__aenter__()
         self._group = group
+        self.served = True
         return self
 
     async def __aexit__(

@@ -22,6 +22,7 @@ __all__ = [
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "history_trimmed",
+    "lifespan_not_run",
     "run_expired_while_read",
     "run_not_found",
     "runs_not_started",
@@ -119,6 +120,21 @@ def thread_history_not_public() -> RequestRejectedError:
 
 
 def runs_not_started() -> RequestRejectedError:
+    """A detached run asked for while the app shuts down (its lifespan has been left)."""
     return RequestRejectedError(
         503, "runs_not_started", "this server is not ready to run agents; retry later"
+    )
+
+
+def lifespan_not_run() -> RequestRejectedError:
+    """A detached run asked for while the endpoint's lifespan never ran: a configuration to
+    fix, not a state to wait out (``app.mount`` in FastAPI/Starlette never runs a mounted
+    app's lifespan)."""
+    return RequestRejectedError(
+        500,
+        "runs_not_started",
+        "the run store was not started: this endpoint's lifespan never ran (a mounted app's "
+        "lifespan does not run). Pass lifespan=endpoint.lifespan to FastAPI(...) or "
+        "Starlette(...), enter `async with endpoint.lifespan():` in your own lifespan, or use "
+        "create_app (docs/server.md, 'Mounting it')",
     )

@@ -4,7 +4,9 @@
 >>> async def agent(run_input, ctx):
 ...     await ctx.say("Hello!")
 >>> app = create_app(agent)                     # standalone: POST /agent
->>> endpoint = AgentEndpoint(agent)             # or mount it yourself:
+>>> endpoint = AgentEndpoint(agent)             # or put it in your app, any of these ways:
+>>> # fastapi_app.mount("/agent", endpoint)      (lifespan=endpoint.lifespan for a store)
+>>> # fastapi_app.add_route("/agent", endpoint, methods=["POST"])
 >>> # Starlette(routes=endpoint.routes("/agent"))
 >>> # fastapi_app.router.routes.extend(endpoint.routes("/agent"))
 """
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.errors import RequestRejectedError, StoreFullError, StoreUnavailableError
@@ -34,7 +36,12 @@ from ag_ui.server._asgi import read_body, send_error, send_json
 from ag_ui.server._connect import ConnectEndpoint
 from ag_ui.server._detached import DetachedRuns, run_detached
 from ag_ui.server._downgrade import downgrading_sink
-from ag_ui.server._failures import runs_not_started, store_full, store_unavailable
+from ag_ui.server._failures import (
+    lifespan_not_run,
+    runs_not_started,
+    store_full,
+    store_unavailable,
+)
 from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, live_frames
 from ag_ui.server._request import (
     DEFAULT_MAX_BODY_SIZE,
@@ -44,6 +51,7 @@ from ag_ui.server._request import (
     parse_body,
 )
 from ag_ui.server._response import Producer, Put, pump, stream_response
+from ag_ui.server._routing import SubResource, relative_path, serve_lifespan, sub_resource
 from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._store_writer import LiveFeed, StoreWriter
 from ag_ui.server._tap import Tap
@@ -86,6 +94,20 @@ async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
     return await produced if inspect.isawaitable(produced) else produced
 
 
+class _NotAPathOperation:
+    """``AgentEndpoint.__signature__``: nothing for the class (``inspect.signature`` then reads
+    ``__init__``), a ``TypeError`` naming the ways that work for an endpoint object."""
+
+    def __get__(self, instance: object, owner: Optional[type] = None) -> None:
+        if instance is None:
+            return None
+        raise TypeError(
+            "an AgentEndpoint is an ASGI app, not a FastAPI path operation function: use "
+            "app.mount(path, endpoint), app.add_route(path, endpoint, methods=['POST']) or "
+            "app.router.routes.extend(endpoint.routes(path)) (docs/server.md, 'Mounting it')"
+        )
+
+
 class AgentEndpoint:
     """Serves one agent: ``POST`` runs it and streams the events; see ``routes()``.
 
@@ -104,7 +126,9 @@ class AgentEndpoint:
     * ``store``: a ``RunStore`` (``InMemoryRunStore()``, ``RedisRunStore(url)``) switches on
       detached, resumable runs (docs/resume.md): the run executes apart from the connection,
       its events are stored, ``GET <path>/connect`` reattaches. Needs ``lifespan()`` entered
-      (``create_app`` does it). Without a store, a run lives and dies with its request.
+      (``create_app`` does it; otherwise ``FastAPI(lifespan=endpoint.lifespan)``: the
+      lifespan of a mounted app never runs); a run request without it gets a 500 naming
+      that fix. Without a store, a run lives and dies with its request.
     * ``run_ttl``: seconds a detached run may take before it is stopped with ``RUN_ERROR``
       (code ``run_expired``); default: 90% of the store's ``run_ttl``.
     * ``principal``: derives a run's owner from the ``authorize`` hook's return value
@@ -154,6 +178,7 @@ class AgentEndpoint:
         self.run_ttl = run_ttl if run_ttl is not None else 0.9 * store_ttl
         self.detached_runs = DetachedRuns()
         self.tap = Tap.from_option(tap)
+        self._tap_announced = False
 
     @property
     def authorize(self) -> Optional[Authorize]:
@@ -173,27 +198,28 @@ class AgentEndpoint:
     def principal(self, principal: Principal) -> None:
         self.access.principal = principal
 
+    # FastAPI's add_api_route / @app.post read an endpoint's signature to parse the request
+    # into its parameters; given this ASGI app they would answer every run with a 422 about
+    # query parameters "receive" and "send". Reading it fails instead, where the route is made.
+    __signature__ = _NotAPathOperation()
+
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
-        """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``.
+        """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``
+        (with a store, ``GET path/connect``; with the tap, ``GET path/tap``).
 
         Other methods reach the endpoint too, so they get the JSON 405 rather than a plain one.
+        The endpoint itself is an ASGI app as well: ``app.mount(path, endpoint)`` serves the
+        same (``_routing``).
         """
+        base = path.rstrip("/")
         routes: list[BaseRoute] = [Route(path, self)]
         if self.capabilities is not None:
-            routes.append(Route(path.rstrip("/") + "/capabilities", self.capabilities_endpoint))
+            routes.append(Route(base + "/capabilities", self.capabilities_endpoint))
         if self.store is not None:
-            connect = ConnectEndpoint(
-                self.store,
-                self.access,
-                keepalive=self.keepalive,
-                public_thread_history=self.public_thread_history,
-            )
-            routes.append(Route(path.rstrip("/") + "/connect", connect))
+            routes.append(Route(base + "/connect", self.connect_endpoint))
         if self.tap is not None:
-            self.tap.announce(path.rstrip("/") + "/tap")
-            routes.append(
-                Route(path.rstrip("/") + "/tap", self.tap.endpoint(self.access.authorize))
-            )
+            self._announce_tap(base + "/tap")
+            routes.append(Route(base + "/tap", self.tap.endpoint(self.access.authorize)))
         return routes
 
     @asynccontextmanager
@@ -221,8 +247,46 @@ class AgentEndpoint:
     # -- the run endpoint ------------------------------------------------------------------------
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The endpoint as an ASGI app. Reached through its route (``routes()``,
+        ``add_route``) it serves the run; mounted (``app.mount(path, endpoint)``) or served
+        as the whole app, the paths below it too: ``/`` the run, ``/capabilities``,
+        ``/connect``, ``/tap`` (``_routing``). A ``lifespan`` scope (the whole app) enters
+        ``lifespan()``."""
+        if scope["type"] == "lifespan":
+            await serve_lifespan(receive, send, self.lifespan)
+            return
         if scope["type"] != "http":
             raise RuntimeError(f"AgentEndpoint serves HTTP only, got a {scope['type']!r} scope")
+        name = sub_resource(scope)
+        if name is None:
+            await self._serve_run(scope, receive, send)
+        else:
+            await self._sub_resource(name, scope)(scope, receive, send)
+
+    def _sub_resource(self, name: SubResource, scope: Scope) -> ASGIApp:
+        """The ASGI endpoint of ``<mount point>/<name>``; a JSON 404 when this endpoint has
+        no such thing (no capabilities, no store, no tap)."""
+        if name == "capabilities":
+            return self.capabilities_endpoint  # a JSON 404 of its own without capabilities
+        if name == "connect":
+            if self.store is None:
+                return _not_found("this agent keeps no runs to connect to (it has no store)")
+            return self.connect_endpoint
+        if self.tap is None:
+            return _not_found("the inspector tap is off (AgentEndpoint(tap=True) turns it on)")
+        mount_point = scope.get("root_path", "") + relative_path(scope).rstrip("/")
+        self._announce_tap(mount_point)
+        return self.tap.endpoint(self.access.authorize)
+
+    def _announce_tap(self, path: str) -> None:
+        """The tap's warning, once: when the routes are made, or at the first request to a
+        mounted endpoint's tap."""
+        if self.tap is not None and not self._tap_announced:
+            self._tap_announced = True
+            self.tap.announce(path)
+
+    async def _serve_run(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``POST``: check the request, run the agent, stream its events."""
         if self.tap is not None:
             receive, send = self.tap.observe(scope, receive, send)
         request = Request(scope)
@@ -293,11 +357,11 @@ class AgentEndpoint:
         a feed of its events as they are stored (for this request's response; ``protobuf``:
         the feed carries the models, which protobuf frames are made from)."""
         if not self.detached_runs.running:
-            logger.error(
-                "detached runs are not being served: enter AgentEndpoint.lifespan() in the "
-                "app's lifespan (create_app does it)"
-            )
-            raise runs_not_started()
+            if self.detached_runs.served:
+                raise runs_not_started()  # the app is shutting down
+            rejection = lifespan_not_run()
+            logger.error("run refused: %s", rejection.message)
+            raise rejection
         # The key, not the client's runId, names the stored run: clients cannot pick or guess it.
         key = secrets.token_urlsafe(18)
         try:
@@ -332,6 +396,28 @@ class AgentEndpoint:
     def capabilities_endpoint(self) -> _CapabilitiesEndpoint:
         """The ASGI endpoint for ``GET <path>/capabilities`` (``routes()`` mounts it for you)."""
         return _CapabilitiesEndpoint(self)
+
+    @property
+    def connect_endpoint(self) -> ConnectEndpoint:
+        """The ASGI endpoint for ``GET <path>/connect`` (needs a store; ``routes()`` mounts
+        it for you)."""
+        if self.store is None:
+            raise RuntimeError("the connect endpoint needs a store: AgentEndpoint(store=...)")
+        return ConnectEndpoint(
+            self.store,
+            self.access,
+            keepalive=self.keepalive,
+            public_thread_history=self.public_thread_history,
+        )
+
+
+def _not_found(message: str) -> ASGIApp:
+    """An ASGI endpoint answering a JSON 404 with ``message``."""
+
+    async def endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        await send_error(send, RequestRejectedError(404, "not_found", message))
+
+    return endpoint
 
 
 class _CapabilitiesEndpoint:
