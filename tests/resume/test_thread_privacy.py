@@ -12,12 +12,14 @@ from typing import Any, Optional
 
 import httpx
 import pytest
+from starlette.applications import Starlette
 from starlette.requests import Request
+from starlette.routing import Mount
 
 from ag_ui.client import SyncHttpAgent
 from ag_ui.core import RunAgentInput
 from ag_ui.core.errors import HTTPStatusError
-from ag_ui.server import RunContext, create_app
+from ag_ui.server import AgentEndpoint, RunContext, create_app
 from ag_ui.store import InMemoryRunStore
 from tests.support.servers import serve
 from tests.support.sse import sse_events, sse_ids
@@ -111,3 +113,16 @@ def test_the_client_reports_the_refusal_with_the_option_named() -> None:
             agent.connect_agent()  # the thread's history, anonymously
     assert refused.value.status == 403
     assert "public_thread_history=True" in str(refused.value)
+
+
+def test_a_mounted_endpoint_keeps_thread_history_private_too() -> None:
+    # app.mount(path, endpoint) reaches the connect endpoint without routes().
+    for public, status in [(False, 403), (True, 200)]:
+        endpoint = AgentEndpoint(
+            hello, store=InMemoryRunStore(), keepalive=None, public_thread_history=public
+        )
+        app = Starlette(routes=[Mount("/agent", endpoint)], lifespan=endpoint.lifespan)
+        with serve(app) as url, httpx.Client(base_url=url, timeout=10) as http:
+            assert http.post("/agent/", json=body("r1")).status_code == 200  # the mount's root
+            history = http.get("/agent/connect", params={"threadId": "t1"})
+            assert history.status_code == status
