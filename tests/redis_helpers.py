@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -72,6 +76,17 @@ class RedisServer:
                 return False
             time.sleep(0.02)
         return False
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """redis-server stopped with SIGSTOP (by its pid) for the block: its sockets stay open
+        and the kernel still accepts connections, but nothing is answered. SIGCONT always
+        follows, whatever the block raises."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(self.process.pid, signal.SIGCONT)
 
     def stop(self) -> None:
         if self.process.poll() is None:

@@ -7,6 +7,8 @@ generated, and so round-trip tested, without touching the tests.
 from __future__ import annotations
 
 import enum
+import json
+import re
 import typing
 from typing import Any, Union
 
@@ -127,3 +129,40 @@ def model_instances(model: type[BaseModel]) -> st.SearchStrategy[Any]:
             {name: _for_field(model, name, field) for name, field in model.model_fields.items()}
         ).map(lambda values: model(**values))
     )
+
+
+# -- lone UTF-16 surrogates ----------------------------------------------------------------------
+# ``JSON.stringify`` writes a string cut inside an emoji as ``"\ud83d"``; ``json.loads`` reads it
+# as a str holding that one code point. Hypothesis's text() never draws surrogates (category Cs).
+lone_surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+_MEMBER_KEYS = frozenset({"type", "op", "role", "subtype", "status"})
+
+
+@st.composite
+def with_lone_surrogates(draw: st.DrawFn, value: Any) -> Any:
+    """``value`` (wire JSON) with lone surrogates put into some of its string values."""
+
+    def cut(text: str) -> str:
+        if not draw(st.booleans()):
+            return text
+        at = draw(st.integers(0, len(text)))
+        return text[:at] + draw(lone_surrogates) + text[at:]
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return cut(item)
+        if isinstance(item, list):
+            return [walk(child) for child in item]
+        if isinstance(item, dict):
+            # Keys stay (they name fields), and so do the values that name a union member.
+            return {k: v if k in _MEMBER_KEYS else walk(v) for k, v in item.items()}
+        return item
+
+    return walk(value)
+
+
+def as_json_text(value: Any, *, ascii_only: bool) -> str:
+    """``value`` as JSON text as a JavaScript or Python peer writes it: every non-ASCII character
+    escaped, or only the surrogates (``JSON.stringify`` escapes lone ones, writes the rest)."""
+    text = json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"))
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)

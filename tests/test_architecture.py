@@ -37,7 +37,7 @@ LAYERS: dict[str, frozenset[str]] = {
     "ag_ui.recording": frozenset({"ag_ui.core", "ag_ui.encoder", "ag_ui.proto"}),
     "ag_ui.store": frozenset({"ag_ui.core", "ag_ui.encoder"}),
     "ag_ui.client": frozenset(
-        {"ag_ui.core", "ag_ui.encoder", "ag_ui.proto", "ag_ui.verify", "ag_ui.apply"}
+        {"ag_ui.core", "ag_ui.encoder", "ag_ui.proto", "ag_ui.verify", "ag_ui.apply", "ag_ui.tools"}
     ),
     "ag_ui.server": frozenset(
         {"ag_ui.core", "ag_ui.encoder", "ag_ui.json_patch", "ag_ui.verify", "ag_ui.store"}

@@ -134,6 +134,7 @@ def test_the_core_works_without_extras(bare_python: Path, tmp_path: Path) -> Non
     ("command", "extra"),
     [
         (["run", "http://127.0.0.1:9/agent", "-m", "hi"], "client"),
+        (["chat", "http://127.0.0.1:9/agent"], "client"),
         (["demo", "--once"], "server"),
         (["demo"], "server"),
         (["convert", "{recording}", "--to", "proto", "-o", "{out}"], "proto"),

@@ -159,3 +159,17 @@ def test_doctests() -> None:
     result = doctest.testmod(ag_ui.recording)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_a_lone_surrogate_is_recorded_as_its_escape_and_read_back() -> None:
+    # A message cut inside an emoji: json.loads gives "\ud83d", which has no UTF-8 form.
+    message = {"id": "a", "role": "assistant", "content": "cut \ud83d"}
+    data = encode_input_line({"threadId": "t", "runId": "r", "messages": [message]}, at=0.0)
+    data += encode_event_line(
+        {"type": "CUSTOM", "name": "cut", "value": "\ud83d", "timestamp": 1}, at=0.5
+    )
+    assert b'"cut \\ud83d"' in data
+    (run,) = read_recording(data).runs
+    assert run.input is not None
+    assert run.input.messages[0].content == "cut \ud83d"
+    assert run.events[0].event.value == "\ud83d"  # type: ignore[union-attr]

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
+from ag_ui.core._surrogates import escape_lone_surrogates
 from ag_ui.core.decoding import AnyEvent, parse_any_event, parse_run_agent_input
 from ag_ui.core.errors import AGUIValidationError, DecodeError, UnknownEventTypeError
 from ag_ui.core.types import RunAgentInput
@@ -187,7 +188,9 @@ def encode_event_line(event: EventLike, *, at: float) -> bytes:
 
 
 def _line(value: Mapping[str, Any]) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    # A message cut inside an emoji holds a lone surrogate (no UTF-8 form): written escaped.
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return escape_lone_surrogates(text).encode() + b"\n"
 
 
 def _reject_constant(name: str) -> Any:

@@ -53,6 +53,7 @@ EXPECTED = [
     "SubscriberParams",
     "Subscription",
     "SyncHttpAgent",
+    "ToolRoundsExceededError",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventWarning",

@@ -39,7 +39,7 @@ def test_class_names_follow_the_event_type() -> None:
 
 
 @pytest.mark.parametrize("cls", EVENT_CLASSES, ids=lambda cls: cls.__name__)
-@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_event_round_trips_through_sse(cls: type[BaseEvent], data: st.DataObject) -> None:
     event = data.draw(model_instances(cls))

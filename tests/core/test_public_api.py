@@ -144,6 +144,8 @@ CORE_ALL = [
     "TransportCapabilities",
     "TransportError",
     "UnknownEventTypeError",
+    "UnknownOperation",
+    "UnknownOutcome",
     "UrlSource",
     "UserMessage",
     "VideoInputContent",

@@ -47,7 +47,7 @@ async def test_greeting_without_state_starts_with_a_snapshot() -> None:
         "STATE_SNAPSHOT",
         "STATE_DELTA",
         "TEXT_MESSAGE_START",
-        *["TEXT_MESSAGE_CONTENT"] * 21,
+        *["TEXT_MESSAGE_CONTENT"] * 24,
         "TEXT_MESSAGE_END",
         "RUN_FINISHED",
     ]
@@ -58,7 +58,7 @@ async def test_greeting_without_state_starts_with_a_snapshot() -> None:
     }
     assert text_of(events, "msg-r1-1") == (
         "Hello from the AG-UI demo agent! You said: \"hello\". Try 'weather in Paris', "
-        "'book a table for two', or 'research protocols'."
+        "'book a table for two', 'where am I?' or 'research protocols'."
     )
 
 
@@ -222,6 +222,8 @@ def test_public_surface() -> None:
         "BOOKING_TOOL",
         "DEMO_CAPABILITIES",
         "DemoAgent",
+        "LOCATION_TOOL",
+        "LOCATION_TOOL_DEFINITION",
         "WEATHER_TOOL",
         "booking_interrupt_id",
         "create_demo_app",
@@ -314,3 +316,48 @@ async def test_an_unreadable_tool_answer_ends_with_resume_required() -> None:
     assert events[-1]["code"] == "resume_required"
     assert "confirm-call-r0-2" in events[-1]["message"]
     assert "TOOL_CALL_START" not in [e["type"] for e in events]
+
+
+LOCATION_DEFINITION = {"name": "get_location", "description": "", "parameters": {}}
+
+
+async def test_where_am_i_without_the_tool_offered_says_how_to_offer_it() -> None:
+    events = await run_demo("Where am I?", state={})
+    assert not any(e["type"] == "TOOL_CALL_START" for e in events)
+    said = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert "offered a get_location tool" in said
+    assert "agui chat --tool get_location" in said
+
+
+async def test_where_am_i_calls_the_offered_frontend_tool_and_leaves_it_pending() -> None:
+    events = await run_demo("Where am I?", state={}, tools=[LOCATION_DEFINITION])
+    [start] = [e for e in events if e["type"] == "TOOL_CALL_START"]
+    assert start["toolCallName"] == "get_location"
+    assert not any(e["type"] == "TOOL_CALL_RESULT" for e in events)
+    assert events[-1]["type"] == "RUN_FINISHED"
+
+
+@pytest.mark.parametrize(
+    ("content", "error", "said"),
+    [
+        ('{"city": "lisbon"}', None, "You are in Lisbon, where it is 27°C and snowy."),
+        ("Oslo", None, "You are in Oslo, where it is "),
+        ("denied", "no permission", "Sorry, I could not find out where you are (no permission)."),
+        ("", None, "Sorry, I could not find out where you are (the answer named no city)."),
+    ],
+)
+async def test_the_clients_location_answer_continues_the_thread(
+    content: str, error: str | None, said: str
+) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "get_location", "arguments": "{}"}}
+    answer: dict[str, Any] = {"id": "t1", "role": "tool", "toolCallId": "c1", "content": content}
+    if error:
+        answer["error"] = error
+    messages = [
+        {"id": "u1", "role": "user", "content": "where am I"},
+        {"id": "a1", "role": "assistant", "content": "Let me ask", "toolCalls": [call]},
+        answer,
+    ]
+    events = await run_demo(None, state={}, messages=messages, tools=[LOCATION_DEFINITION])
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text.startswith(said)

@@ -226,9 +226,20 @@ def test_message_content_carriers_must_match_the_role() -> None:
     assert caught.value.reason == 'a "assistant" message carries content parts (that role has none)'
 
 
-def test_unencodable_strings_and_unvalidated_models_give_encoding_errors() -> None:
-    with pytest.raises(EncodingError, match="TEXT_MESSAGE_CONTENT"):
-        encode_event(TextMessageContentEvent(message_id="m", delta="\ud800"))  # lone surrogate
+def test_a_lone_surrogate_is_written_as_the_replacement_character() -> None:
+    # Protobuf strings are UTF-8, which has no form for "\ud800"; the TypeScript encoder
+    # (TextEncoder) writes U+FFFD, and so does this one, in every string and JSON value.
+    cut = TextMessageContentEvent(message_id="m", delta="ok \ud83d")
+    assert decode_event(encode_event(cut)).delta == "ok \ufffd"
+    assert encode_event(cut) == encode_event(
+        TextMessageContentEvent(message_id="m", delta="ok \ufffd")
+    )
+    custom = CustomEvent(name="n\udc00", value={"k\ud800": ["\ud83d", 1]})
+    back = decode_event(encode_event(custom))
+    assert (back.name, back.value) == ("n\ufffd", {"k\ufffd": ["\ufffd", 1]})
+
+
+def test_unvalidated_models_give_encoding_errors() -> None:
     built = TextMessageContentEvent.model_construct(message_id="m", delta=7, timestamp=1.5)
     with pytest.raises(EncodingError, match="TEXT_MESSAGE_CONTENT"):
         encode_event(built)

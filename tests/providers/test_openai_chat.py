@@ -11,6 +11,7 @@ import pytest
 
 from ag_ui.client import HttpAgent
 from ag_ui.providers import ModelAgent, OpenAIChat
+from ag_ui.tools import tool
 from tests.providers.agui_server import AgentServer
 from tests.providers.fake_provider import CHAT, FakeProvider, Reply
 from tests.providers.runs import USER, client, run_once
@@ -166,6 +167,40 @@ CONFIRM = {
         "required": ["hotel"],
     },
 }
+
+
+async def test_a_client_side_tool_handler_answers_the_model_and_the_run_continues(
+    fake: FakeProvider,
+) -> None:
+    """The frontend-tool round trip above, done by ``run_agent`` with a registered handler."""
+    fake.queue(
+        CHAT, Reply.sse("openai_chat_frontend_tool.sse"), Reply.sse("openai_chat_booked.sse")
+    )
+    asked: list[str] = []
+
+    @tool
+    async def confirm_booking(hotel: str) -> str:
+        """Ask the user to confirm a booking."""
+        asked.append(hotel)
+        return "confirmed"
+
+    with AgentServer(ModelAgent(chat(fake), tools=[get_weather])) as server:
+        agent = client(server.url)
+        agent.add_tool(confirm_booking)
+        result = await agent.run_agent()
+    assert asked == ["Ritz"]
+    assert result.tool_rounds == 1
+    assert result.pending_tool_calls == []
+    assert agent.messages[-1].content == "Booked the Ritz."
+    first, second = fake.bodies(CHAT)
+    assert second["messages"][-1]["role"] == "tool"
+    assert second["messages"][-1]["tool_call_id"] == "call_confirm"
+    assert second["messages"][-1]["content"] == "confirmed"
+    for request in (first, second):
+        offered = {t["function"]["name"]: t["function"] for t in request["tools"]}
+        assert list(offered) == ["get_weather", "confirm_booking"]
+        assert offered["confirm_booking"]["parameters"]["required"] == ["hotel"]
+        assert offered["confirm_booking"]["description"] == "Ask the user to confirm a booking."
 
 
 async def test_frontend_tool_ends_the_run_pending_and_the_next_run_continues(

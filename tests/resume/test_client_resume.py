@@ -148,6 +148,18 @@ def test_the_sync_client_reconnects_and_connects() -> None:
             assert [m.id for m in reader.messages] == [m.id for m in agent.messages]
 
 
+def test_connect_keeps_the_agent_urls_query_after_the_connect_path() -> None:
+    # An agent URL with a query (an API version, a deployment): the connect request goes to
+    # <path>/connect?<query>, not to <path>?<query>/connect (which reached the run endpoint).
+    app = create_app(make_story_agent(), store=InMemoryRunStore(), keepalive=None)
+    with serve(app) as url:
+        with SyncHttpAgent(f"{url}/agent?v=1", thread_id="t1") as agent:
+            assert agent.run_agent(run_id="r1").finished
+        with SyncHttpAgent(f"{url}/agent/?v=1", thread_id="t1") as reader:
+            assert reader.connect_agent().finished
+            assert reader.state == agent.state
+
+
 def test_a_detached_run_stops_a_little_before_the_store_forgets_it() -> None:
     endpoint = AgentEndpoint(story_agent, store=InMemoryRunStore(run_ttl=100))
     assert endpoint.run_ttl == 90.0

@@ -176,28 +176,33 @@ async def test_redis_unreachable_at_start_gives_503_and_a_log_line(
 
 
 async def test_redis_lost_mid_run_ends_the_run_with_run_error(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     redis = RedisServer(tmp_path_factory.mktemp("lost"))
     store = RedisRunStore(redis.url, block_seconds=0.2)
     gate = Gate()
     app = create_app(gate, store=store)
     try:
-        async with lifespan(app), client(app) as http:
-            agent = HttpAgent("http://agent/agent", http_client=http, reconnect=FAST)
-            async with anyio.create_task_group() as group:
+        with anyio.fail_after(30):  # shutdown ends the run's task, which retries its end
+            async with lifespan(app), client(app) as http:
+                agent = HttpAgent("http://agent/agent", http_client=http, reconnect=FAST)
+                async with anyio.create_task_group() as group:
 
-                async def kill_redis() -> None:
-                    await gate.started.wait()
-                    redis.stop()
-                    gate.release.set()
+                    async def kill_redis() -> None:
+                        await gate.started.wait()
+                        redis.stop()
+                        gate.release.set()
 
-                group.start_soon(kill_redis)
-                with anyio.fail_after(15), pytest.raises(RunError) as caught:
-                    await agent.run_agent(run_id="r1")
-            with anyio.fail_after(10):  # the server's run task ends by itself too
-                while app.state.endpoint.detached_runs.active:
-                    await anyio.sleep(0.01)
+                    group.start_soon(kill_redis)
+                    with anyio.fail_after(15), pytest.raises(RunError) as caught:
+                        await agent.run_agent(run_id="r1")
+                # The run was stopped; its task keeps trying to record the run's end (a
+                # RUN_ERROR) for when Redis comes back.
+                with anyio.fail_after(10):
+                    while "recording the run's end again every 1 s" not in caplog.text:
+                        await anyio.sleep(0.01)
+                assert app.state.endpoint.detached_runs.active == 1
+        assert "abandoned: the run store became unreachable" in caplog.text
         assert caught.value.code == "store_unavailable"
         assert str(caught.value.message) == (
             "The run store became unreachable; the rest of the run is lost."

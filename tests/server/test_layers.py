@@ -16,11 +16,20 @@ LAYERS: dict[str, list[set[str]]] = {
         # 1. what a run's events become, without I/O: the guard, the agent's helpers, the codes
         {"_guard", "_downgrade", "_diff", "_streams", "_state", "context", "_failures"},
         # 2. driving an agent through the guard into a sink
-        {"_runner"},
+        {"_runner", "_time_limit"},
         # 3. HTTP plumbing that knows neither agents nor stores
-        {"_request", "_access", "_outbox", "_asgi", "_response", "_routing", "_tap"},
+        {
+            "_request",
+            "_access",
+            "_outbox",
+            "_asgi",
+            "_response",
+            "_routing",
+            "_tap",
+            "_sliced_parse",
+        },
         # 4. detached runs: the store writer, the frames of a stored run, the run tasks
-        {"_store_writer", "_replay", "_detached"},
+        {"_store_writer", "_replay", "_run_end", "_detached"},
         # 5. the endpoints
         {"_connect", "endpoint"},
         # 6. the public surface

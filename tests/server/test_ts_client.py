@@ -72,7 +72,7 @@ def test_greeting(demo_url: str, proto: bool) -> None:
         assistant(
             "msg-r1-1",
             "Hello from the AG-UI demo agent! You said: \"hi\". Try 'weather in Paris', "
-            "'book a table for two', or 'research protocols'.",
+            "'book a table for two', 'where am I?' or 'research protocols'.",
         ),
     ]
     assert result["state"] == {"turns": 1}

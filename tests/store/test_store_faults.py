@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import anyio
 import pytest
 
@@ -117,3 +119,36 @@ async def test_redis_lost_mid_run_raises_instead_of_hanging(
     finally:
         server.stop()
         await store.aclose()
+
+
+async def test_a_paused_redis_fails_every_call_within_block_seconds_plus_operation_timeout(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # SIGSTOP: the sockets stay open and nothing answers; only the timeout notices.
+    server = RedisServer(tmp_path_factory.mktemp("paused"))
+    store = RedisRunStore(server.url, block_seconds=0.2, operation_timeout=0.5)
+    try:
+        await store.create("r", "t")
+        await store.append("r", STARTED)
+        took: list[float] = []
+        with server.paused():
+            for call in (
+                lambda: store.get("r"),
+                lambda: store.append("r", StepStartedEvent(step_name="s")),
+                lambda: store.finish("r"),
+                lambda: store.read("r").__anext__(),
+            ):
+                start = time.monotonic()
+                with anyio.fail_after(10), pytest.raises(StoreUnavailableError, match="Timeout"):
+                    await call()
+                took.append(time.monotonic() - start)
+        assert max(took) < 0.7 + 2  # 0.2 + 0.5 s, and a margin for a shared machine
+        assert (await store.get("r")).finished is False  # answers again after SIGCONT
+    finally:
+        server.stop()
+        await store.aclose()
+
+
+def test_operation_timeout_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="operation_timeout must be > 0 seconds, got 0"):
+        RedisRunStore(operation_timeout=0)

@@ -15,11 +15,14 @@ def test_verify_all() -> None:
         "CompatibilityWarning",
         "EventSequenceError",
         "EventVerifier",
+        "ForwardCompatibilityWarning",
         "ProtocolError",
         "StreamVerifier",
+        "ToolArgumentsWarning",
         "UnterminatedRunError",
         "compact_events",
         "reject_optional_nulls",
+        "tool_arguments_problem",
         "verify_events",
     ]
     assert all(hasattr(ag_ui.verify, name) for name in ag_ui.verify.__all__)

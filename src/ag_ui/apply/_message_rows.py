@@ -17,6 +17,7 @@ from ag_ui.apply._state import (
     to_wire,
     with_tool_call,
 )
+from ag_ui.core._surrogates import join_text
 from ag_ui.core.events import (
     ReasoningEncryptedValueEvent,
     ReasoningMessageContentEvent,
@@ -127,7 +128,8 @@ def stream_content(
         return current
     existing = messages[position]
     content = existing.get("content")
-    message = {**existing, "content": (content if content.__class__ is str else "") + event.delta}
+    text = join_text(content if content.__class__ is str else "", event.delta)
+    message = {**existing, "content": text}
     metadata = event.metadata
     if metadata is not None:
         message = merge_metadata(message, metadata)
@@ -262,7 +264,10 @@ def tool_call_args(current: AgentState, event: ToolCallArgsEvent) -> AgentState:
         return current
     call = current.messages[position]["toolCalls"][call_position]
     function = call["function"]
-    call = {**call, "function": {**function, "arguments": function["arguments"] + event.delta}}
+    call = {
+        **call,
+        "function": {**function, "arguments": join_text(function["arguments"], event.delta)},
+    }
     if event.metadata is not None:
         call = merge_metadata(call, event.metadata)
     return _replace_call(current, position, call_position, call)

@@ -77,7 +77,8 @@ class EventPipeline:
     then be abandoned. A patch that does not apply is *not* fatal (as in TypeScript): the state
     keeps its previous value, the ``PatchError`` is appended to ``patch_errors`` and passed to
     ``on_patch_error`` (default: a ``PatchFailedWarning``). ``finish()`` ends the stream (with
-    ``strict_end`` a run left open raises ``UnterminatedRunError``).
+    ``strict_end`` a run left open raises ``UnterminatedRunError``). Tool-call arguments that
+    are not JSON go to ``on_tool_arguments`` (default: a ``ToolArgumentsWarning``).
 
     >>> from ag_ui.core import RunStartedEvent, TextMessageChunkEvent, RunFinishedEvent
     >>> pipeline = EventPipeline()
@@ -99,9 +100,13 @@ class EventPipeline:
         null_checks: bool = True,
         on_patch_error: Optional[Callable[[PatchError], None]] = None,
         id_factory: Optional[Callable[[], str]] = None,
+        on_tool_arguments: Optional[Callable[[str], None]] = None,
     ) -> None:
         self.stream = StreamVerifier(
-            strict_end=strict_end, null_checks=null_checks, id_factory=id_factory
+            strict_end=strict_end,
+            null_checks=null_checks,
+            id_factory=id_factory,
+            on_tool_arguments=on_tool_arguments,
         )
         self.reducer = Reducer(on_patch_error=on_patch_error)
         self._state = AgentState(messages=messages, state=state)

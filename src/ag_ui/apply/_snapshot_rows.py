@@ -18,6 +18,7 @@ from ag_ui.core.events import (
     StateDeltaEvent,
 )
 from ag_ui.json_patch import apply_patch
+from ag_ui.verify._forward import known_operations
 
 __all__ = [
     "ACTIVITY_HISTORY_METADATA",
@@ -135,7 +136,8 @@ def activity_delta(current: AgentState, event: ActivityDeltaEvent) -> AgentState
         existing = merge_metadata(existing, event.metadata)
         current = replace_message(current, position, existing)
     try:
-        content = apply_patch(existing.get("content") or {}, event.patch)
+        patch = known_operations(event.patch, "ACTIVITY_DELTA")
+        content = apply_patch(existing.get("content") or {}, patch)
     except PatchError as error:
         error.event = event
         error.agent_state = current
@@ -147,7 +149,7 @@ def activity_delta(current: AgentState, event: ActivityDeltaEvent) -> AgentState
 def state_delta(current: AgentState, event: StateDeltaEvent) -> AgentState:
     """RFC 6902 patch of the state; on failure ``PatchError`` (the state is unchanged)."""
     try:
-        state = apply_patch(current.state, event.delta)
+        state = apply_patch(current.state, known_operations(event.delta, "STATE_DELTA"))
     except PatchError as error:
         error.event = event
         error.agent_state = current

@@ -46,6 +46,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.convert",
     "ag_ui.cli.demo",
     "ag_ui.cli.run",
+    "ag_ui.cli.chat",
     "ag_ui.cli.serve",
     "ag_ui.cli.doctor",
     "ag_ui.cli.record",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO
 
+from ag_ui.core._surrogates import has_lone_surrogate, join_text, replace_lone_surrogates
+
 if TYPE_CHECKING:
     from ag_ui.client import HttpAgent, RunAgentResult, SubscriberParams
 
@@ -31,6 +33,7 @@ class TextReporter:
         """Where the failure line goes (``agui run``: stderr)."""
         self._mid_line = False
         self._pending_prefix: Optional[str] = None
+        self._half = ""  # a high surrogate that ended the last write (see _write)
         self.reader_gone = False
         """True once writing failed because the reader went away (``agui run ... | head``)."""
         self.on_reader_gone: Optional[Callable[[], None]] = None
@@ -39,6 +42,14 @@ class TextReporter:
     def _write(self, text: str) -> None:
         if self.reader_gone:
             return
+        # An emoji cut across two deltas arrives as two lone surrogates: the first half waits
+        # for the second; a half that stays alone has no UTF-8 form and prints as U+FFFD.
+        text = join_text(self._half, text)
+        self._half = ""
+        if text and "\ud800" <= text[-1] <= "\udbff":
+            text, self._half = text[:-1], text[-1]
+        if has_lone_surrogate(text):
+            text = replace_lone_surrogates(text)
         try:
             self.stream.write(text)
             self.stream.flush()
@@ -76,6 +87,11 @@ class TextReporter:
         if self._mid_line:
             self._write("\n")
         self._write(text + "\n")
+
+    def end_line(self) -> None:
+        """End a line left open by streamed text (before a prompt is shown)."""
+        if self._mid_line:
+            self._write("\n")
 
     def notice(self, text: str) -> None:
         """A line of its own, e.g. a reconnect, between whatever is streaming."""

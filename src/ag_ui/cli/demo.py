@@ -1,8 +1,12 @@
-"""``agui demo``: serve the offline demo agent, or run it once against our own client.
+"""``agui demo``: serve the offline demo agent, chat with it, or run it once.
 
-``agui demo`` serves ``POST /agent`` and ``GET /agent/capabilities`` on 127.0.0.1:8000 and prints
-a ready ``agui run`` line. ``agui demo --once -m "weather in Paris"`` starts the server on a free
-port, runs the client against it, prints the transcript and exits.
+``agui demo`` serves ``POST /agent`` and ``GET /agent/capabilities`` on 127.0.0.1:8000. On a
+terminal (stdin and stdout both TTYs) it then opens ``agui chat`` on it, offering the demo's
+frontend tool ``get_location``, and stops serving when the chat ends; otherwise (a pipe, a
+script, a background job ``agui demo &``, ``--no-chat``) it prints a ready ``agui run`` line
+and serves until Ctrl-C.
+``agui demo --once -m "weather in Paris"`` starts the server on a free port, runs the client
+against it, prints the transcript and exits.
 """
 
 from __future__ import annotations
@@ -11,8 +15,10 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import socket
 import sys
+import threading
 import uuid
 from typing import Any
 
@@ -24,16 +30,22 @@ DEFAULT_MESSAGE = "What's the weather in Paris?"
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "demo",
-        help="serve the offline demo agent (or run it once with --once)",
+        help="serve the offline demo agent and chat with it (or run it once with --once)",
         description="Serve the deterministic offline demo agent at POST /agent (and GET "
-        "/agent/capabilities). With --once, start it on a free port, run the client against it "
-        "with one message, print the transcript and exit.",
+        "/agent/capabilities). On a terminal, chat with it (agui chat) until /quit; otherwise, "
+        "or with --no-chat, serve until Ctrl-C. With --once, start it on a free port, run the "
+        "client against it with one message, print the transcript and exit.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     parser.add_argument(
         "--port", type=port, default=8000, help="port (default 8000; 0 picks a free one)"
     )
     parser.add_argument("--once", action="store_true", help="run one message and exit")
+    parser.add_argument(
+        "--no-chat",
+        action="store_true",
+        help="only serve, even on a terminal (the default when stdin or stdout is not a TTY)",
+    )
     parser.add_argument(
         "-m", "--message", default=DEFAULT_MESSAGE, help=f"message for --once ({DEFAULT_MESSAGE!r})"
     )
@@ -96,16 +108,61 @@ def run(args: argparse.Namespace) -> int:
     url = _url(args.host, port)
     delay = 0.03 if args.delay is None else args.delay
     _quiet_server_log()  # "crash" fails on purpose: one log line, not a traceback
-    print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
-    print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"', flush=True)
     config = uvicorn.Config(
         create_demo_app(delay=delay),
         log_level="warning",
         lifespan="off",
         timeout_graceful_shutdown=1,
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    server = uvicorn.Server(config)
+    if not args.no_chat and _on_a_terminal() and _has_client():
+        return _serve_and_chat(server, sock, url)
+    print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
+    print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"', flush=True)
+    server.run(sockets=[sock])
     return 0
+
+
+def _on_a_terminal() -> bool:
+    """Chat only in the foreground of a terminal: ``agui demo &`` in a shell has the terminal
+    as stdin too, but reading it would stop the job (SIGTTIN) with the server in it."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    try:
+        return os.tcgetpgrp(sys.stdin.fileno()) == os.getpgrp()
+    except (OSError, AttributeError):  # no job control to ask (Windows)
+        return True
+
+
+def _has_client() -> bool:
+    try:
+        importlib.import_module("ag_ui.client")
+    except ImportError:
+        return False  # server extra only: serve, as without a terminal
+    return True
+
+
+def _serve_and_chat(server: Any, sock: socket.socket, url: str) -> int:
+    """Serve in a thread and chat with the demo agent here; the chat's end stops the server."""
+    from ag_ui.cli.chat import chat
+    from ag_ui.demo import LOCATION_TOOL, LOCATION_TOOL_DEFINITION
+
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            if not thread.is_alive():
+                raise SystemExit(f"agui demo: the demo server did not start on {url}")
+            thread.join(0.01)
+        print(
+            f"AG-UI demo agent on {url}; chatting with it here (as agui chat {url} --tool "
+            f"{LOCATION_TOOL}). Try 'weather in Paris', 'book a table for two', 'where am I?'.",
+            flush=True,
+        )
+        return chat(url, tools=[LOCATION_TOOL_DEFINITION])
+    finally:
+        server.should_exit = True
+        thread.join(5)
 
 
 class _OneLineFormatter(logging.Formatter):

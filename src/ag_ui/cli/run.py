@@ -171,22 +171,14 @@ async def run_client(
     counts: Counter[str] = Counter()
 
     async def tap(input: Any, next: Any) -> AsyncIterator[Any]:
-        # Sees the events as received (chunks included), before the pipeline judges them.
-        # The inner stream is closed here, in this task, when the run stops early: left to the
-        # garbage collector it is closed at interpreter exit and prints "Task exception was never
-        # retrieved ... aclose(): asynchronous generator is already running".
-        events = next.run(input)
-        try:
-            async for event in events:
-                counts[event_type_name(event)] += 1
-                if output == "events":
-                    stream.write(json.dumps(_wire(event), separators=(",", ":")) + "\n")
-                    stream.flush()
-                yield event
-        finally:
-            aclose = getattr(events, "aclose", None)
-            if aclose is not None:
-                await aclose()
+        # Sees the events as received (chunks included), before the pipeline judges them. No
+        # finally of its own: the chain closes the stream it iterates when the run ends.
+        async for event in next.run(input):
+            counts[event_type_name(event)] += 1
+            if output == "events":
+                stream.write(json.dumps(_wire(event), separators=(",", ":")) + "\n")
+                stream.flush()
+            yield event
 
     agent.use(tap)
     if reporter is not None:

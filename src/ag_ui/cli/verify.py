@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from ag_ui.apply import EventPipeline
 from ag_ui.cli._arguments import input_file, json_value
+from ag_ui.core._surrogates import escape_lone_surrogates
 from ag_ui.core.errors import AGUIError, PatchError, ProtocolError
 from ag_ui.recording import Recording, read_recording
 
@@ -153,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         report = verify_recording(recording, state=args.state, strict_end=args.strict_end)
     if args.output == "json":
         public = {key: report[key] for key in ("ok", "error", "warnings", "messages", "state")}
-        print(json.dumps(public, ensure_ascii=False))
+        print(_json(public))
     else:
         _print_report(report)
     return 0 if report["ok"] else 1
@@ -177,7 +178,12 @@ def _print_report(report: dict[str, Any]) -> None:
     print(f"messages ({len(report['messages'])}{note}):")
     for message in shown:
         print(f"  {_summary(message)}")
-    print("state: " + json.dumps(report["state"], ensure_ascii=False, sort_keys=True))
+    print("state: " + _json(report["state"], sort_keys=True))
+
+
+def _json(value: Any, *, sort_keys: bool = False) -> str:
+    # A string cut inside an emoji holds a lone surrogate, which has no UTF-8 form: escaped.
+    return escape_lone_surrogates(json.dumps(value, ensure_ascii=False, sort_keys=sort_keys))
 
 
 def _is_empty(message: dict[str, Any]) -> bool:
@@ -195,9 +201,9 @@ def _summary(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str) and content:
         shown = content if len(content) <= 80 else content[:77] + "..."
-        parts.append(json.dumps(shown, ensure_ascii=False))
+        parts.append(_json(shown))
     elif content is not None and not isinstance(content, str):
-        parts.append(json.dumps(content, ensure_ascii=False)[:80])
+        parts.append(_json(content)[:80])
     for call in message.get("toolCalls") or ():
         function = call.get("function", {})
         parts.append(f"-> {function.get('name')}({function.get('arguments', '')[:60]})")

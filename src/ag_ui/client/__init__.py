@@ -79,6 +79,7 @@ from ag_ui.core.errors import (
     RedirectError,
     RunError,
     SubscriberError,
+    ToolRoundsExceededError,
     TransportError,
     TruncatedFrameError,
 )
@@ -130,6 +131,7 @@ __all__ = [
     "SubscriberParams",
     "Subscription",
     "SyncHttpAgent",
+    "ToolRoundsExceededError",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventWarning",

@@ -9,6 +9,9 @@ wires them together and owns the rest: the subscriber and middleware lists and t
 >>> # result = await agent.run_agent()            # messages and state now updated
 >>> # async with agent.stream() as events:        # or watch each event as it arrives
 >>> #     async for event in events: ...
+>>> @agent.tool                                    # a client-side tool: run_agent answers
+... def get_location() -> str:                     # the agent's calls and runs again
+...     return "Lisbon"
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import copy
 import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union, overload
 
 import httpx
 
@@ -41,13 +44,16 @@ from ag_ui.client._subscribers import (
     Subscription,
     as_subscriber,
 )
+from ag_ui.client._tools import ClientTools, ToolHandler
 from ag_ui.client._transport import fetch_capabilities, new_http_client
 from ag_ui.client.downgrade import downgrade_middlewares
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
-from ag_ui.core.types import Interrupt, Message, RunAgentInput
+from ag_ui.core.errors import ToolRoundsExceededError
+from ag_ui.core.types import Interrupt, Message, RunAgentInput, Tool, ToolMessage
 from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
+from ag_ui.tools import FunctionTool
 
 __all__ = ["HttpAgent"]
 
@@ -78,6 +84,13 @@ class HttpAgent:
 
     The HTTP settings form one immutable ``HttpConfig`` (``config``); assigning one of them
     (``agent.proto = True``) replaces it, and a run under way keeps the one it started with.
+
+    ``tools`` are client-side (frontend) tools: functions (sync or async) or ``ag_ui.tools``
+    ``FunctionTool``s (``@tool``), also added later with ``add_tool`` or the ``@agent.tool``
+    decorator. Their definitions go with every run; when a run ends with calls to them,
+    ``run_agent`` runs the handlers, appends the ``ToolMessage``s and runs again, at most
+    ``max_tool_rounds`` times per call (then ``ToolRoundsExceededError``). Calls of other tools
+    stay pending in ``result.pending_tool_calls`` for the application (``add_tool_result``).
     """
 
     url: Setting[str] = Setting()
@@ -109,6 +122,8 @@ class HttpAgent:
         on_reconnect: Optional[ReconnectCallback] = None,
         debug: DebugOption = False,
         max_protocol_version: str = PROTOCOL_VERSION,
+        tools: Iterable[ToolHandler] = (),
+        max_tool_rounds: int = 10,
     ) -> None:
         self.config = HttpConfig(
             url,
@@ -134,8 +149,25 @@ class HttpAgent:
         )
         self._runs = RunSlot()
         self._owns_client = False
+        self._tools = ClientTools(tools)
+        self.max_tool_rounds = max_tool_rounds
 
     # -- configuration -------------------------------------------------------------------
+
+    @property
+    def max_tool_rounds(self) -> int:
+        """Follow-up runs one ``run_agent`` call may make to answer client tools (1 or more)."""
+        return self._max_tool_rounds
+
+    @max_tool_rounds.setter
+    def max_tool_rounds(self, rounds: int) -> None:
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise ValueError(
+                f"max_tool_rounds must be an integer of 1 or more, got {rounds!r} (to answer "
+                "tool calls yourself, leave the tool unregistered and pass its definition in "
+                "tools= of the run)"
+            )
+        self._max_tool_rounds = rounds
 
     @property
     def headers(self) -> Mapping[str, str]:
@@ -196,8 +228,84 @@ class HttpAgent:
         twin.middlewares = list(self.middlewares)
         twin._conversation = self._conversation.copy(twin, twin.subscribers)
         twin._runs = RunSlot()
+        twin._tools = self._tools.copy()
         twin._owns_client = False  # a shared client stays the original's to close
         return twin
+
+    # -- client-side tools ---------------------------------------------------------------
+
+    @property
+    def tools(self) -> Mapping[str, FunctionTool]:
+        """The registered client-side tools by name (read-only; use ``add_tool``)."""
+        return self._tools
+
+    def add_tool(
+        self,
+        handler: ToolHandler,
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        parameters: Optional[Mapping[str, Any]] = None,
+    ) -> FunctionTool:
+        """Register a client-side tool: a sync or async function or a ``FunctionTool``.
+
+        The name, description and JSON Schema come from the function (its name, docstring and
+        signature, as ``ag_ui.tools.tool`` reads them) unless given; ``parameters`` replaces
+        the advertised schema (the arguments are still validated against the signature).
+        Returns the ``FunctionTool``; a name registered twice is a ``ValueError``.
+        """
+        return self._tools.add(handler, name=name, description=description, parameters=parameters)
+
+    @overload
+    def tool(self, handler: Callable[..., Any]) -> FunctionTool: ...
+
+    @overload
+    def tool(
+        self,
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        parameters: Optional[Mapping[str, Any]] = None,
+    ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+    def tool(
+        self,
+        handler: Optional[Callable[..., Any]] = None,
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        parameters: Optional[Mapping[str, Any]] = None,
+    ) -> Union[FunctionTool, Callable[[Callable[..., Any]], FunctionTool]]:
+        """Decorator form of ``add_tool``: ``@agent.tool`` or ``@agent.tool(name=...)`` over a
+        function registers it (the name then refers to the ``FunctionTool``, still callable)."""
+
+        def register(function: Callable[..., Any]) -> FunctionTool:
+            return self.add_tool(
+                function, name=name, description=description, parameters=parameters
+            )
+
+        return register(handler) if handler is not None else register
+
+    def remove_tool(self, name: str) -> None:
+        """Unregister the client-side tool ``name``."""
+        self._tools.remove(name)
+
+    def add_tool_result(
+        self, tool_call_id: str, content: Any, *, error: Optional[str] = None
+    ) -> ToolMessage:
+        """Answer a pending tool call by hand: append its ``ToolMessage`` (notifying as
+        ``add_message`` does) and return it. ``content`` that is not a string is sent as JSON;
+        ``error`` says the tool failed. The next run sends the answer."""
+        from ag_ui.tools import serialize_result
+
+        message = ToolMessage(
+            id=f"tool-{uuid.uuid4()}",
+            content=serialize_result(content),
+            tool_call_id=tool_call_id,
+            error=error,
+        )
+        self.add_message(message)
+        return message
 
     # -- the conversation ----------------------------------------------------------------
 
@@ -293,13 +401,19 @@ class HttpAgent:
         resume: Optional[Sequence[ResumeLike]] = None,
         parent_run_id: Optional[str] = None,
     ) -> RunAgentInput:
-        """The ``RunAgentInput`` a run would send (activity messages are client-only)."""
+        """The ``RunAgentInput`` a run would send (activity messages are client-only).
+
+        ``tools`` are sent after the registered client-side tools' definitions.
+        """
+        extra = [
+            tool if isinstance(tool, Tool) else Tool.model_validate(tool) for tool in tools or ()
+        ]
         return build_input(
             self._conversation.agent_state,
             thread_id=self.thread_id,
             peer_ceiling=self.config.peer_ceiling,
             run_id=run_id,
-            tools=tools,
+            tools=self._tools.definitions(extra),
             context=context,
             forwarded_props=forwarded_props,
             resume=resume,
@@ -360,13 +474,23 @@ class HttpAgent:
         resume: Optional[Sequence[ResumeLike]] = None,
         subscriber: Optional[SubscriberLike] = None,
     ) -> RunAgentResult:
-        """Run the agent once and return the ``RunAgentResult``.
+        """Run the agent and return the ``RunAgentResult``.
+
+        When the run ends with calls of registered client-side tools, their handlers run (in
+        the order of the calls), their ``ToolMessage``s are appended and the agent runs again
+        with the same ``tools``, ``context``, ``forwarded_props`` and ``subscriber`` (a new run
+        id, no ``resume``), up to ``max_tool_rounds`` follow-up runs. Calls of other tools stay
+        pending (``result.pending_tool_calls``): the registered ones among them are answered,
+        and the loop stops for the application to answer the rest. Interrupts are never
+        answered here: they end the loop like any other outcome.
 
         Raises ``RunError`` (after subscribers saw RUN_ERROR), ``IncompleteStreamError``,
         ``HTTPStatusError``, ``ContentTypeError``, ``DecodeError``, ``ProtocolError`` (strict),
-        ``IdleTimeoutError``, ``TransportError`` or ``InterruptError``.
+        ``IdleTimeoutError``, ``TransportError``, ``InterruptError`` or
+        ``ToolRoundsExceededError``.
         """
-        return await _drain(
+        known = {message.id for message in self.messages}
+        result = await _drain(
             self.stream(
                 run_id=run_id,
                 tools=tools,
@@ -376,6 +500,33 @@ class HttpAgent:
                 subscriber=subscriber,
             )
         )
+        rounds = 0
+        while result.outcome_type == "success":
+            calls = self._tools.answerable(result.pending_tool_calls)
+            if not calls:
+                break
+            if rounds >= self.max_tool_rounds:
+                result.tool_rounds = rounds
+                result.new_messages = [m for m in self.messages if m.id not in known]
+                raise ToolRoundsExceededError(self.max_tool_rounds, calls, result)
+            self.add_messages([await self._tools.answer(call) for call in calls])
+            others = [call for call in result.pending_tool_calls if call not in calls]
+            if others:  # the application answers these: stop here, with only them pending
+                result.pending_tool_calls = others
+                result.pending_tool_call_ids = [call.id for call in others]
+                break
+            rounds += 1
+            result = await _drain(
+                self.stream(
+                    tools=tools,
+                    context=context,
+                    forwarded_props=forwarded_props,
+                    subscriber=subscriber,
+                )
+            )
+        result.tool_rounds = rounds
+        result.new_messages = [message for message in self.messages if message.id not in known]
+        return result
 
     async def connect_agent(
         self,

@@ -21,6 +21,7 @@ from ag_ui.client._reconnect import Reconnect, connect_url, resumable_events
 from ag_ui.client._signal import AbortSignal
 from ag_ui.client._transport import new_http_client, stream_events
 from ag_ui.core._aiter import closing
+from ag_ui.core._surrogates import wire_json
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.types import RunAgentInput
 
@@ -68,11 +69,8 @@ def http_events(
     """POST ``target`` (a run input) to ``config.url``, or GET ``<url>/connect`` for a
     ``ConnectTarget``, reconnecting to a detached run whenever the connection drops. Without
     ``client``, one is opened for the run and closed with it."""
-    body = (
-        target.__pydantic_serializer__.to_json(target, by_alias=True)
-        if isinstance(target, RunAgentInput)
-        else None
-    )
+    # A message cut inside an emoji holds a lone surrogate: written as its escape.
+    body = wire_json(target) if isinstance(target, RunAgentInput) else None
     first_params = target.params if isinstance(target, ConnectTarget) else {}
     cursor = ResumeCursor()
     read = functools.partial(

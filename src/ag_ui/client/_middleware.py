@@ -119,18 +119,88 @@ def _as_middleware(middleware: MiddlewareLike) -> Middleware:
     raise TypeError(f"not a middleware: {middleware!r}")
 
 
+class _Opened:
+    """Every stream one run of a chain opened, in the order they were opened (outermost
+    first). A middleware that is an async generator does not close the stream it iterates
+    when it is closed itself; left to the garbage collector, that stream is closed later in
+    another task, or at interpreter exit while its own finally is still running ("aclose():
+    asynchronous generator is already running")."""
+
+    def __init__(self) -> None:
+        self.streams: list[AsyncIterator[AnyEvent]] = []
+
+    def add(self, stream: AsyncIterator[AnyEvent]) -> AsyncIterator[AnyEvent]:
+        self.streams.append(stream)
+        return stream
+
+    async def close(self) -> None:
+        """Close each stream (outermost first, innermost last, so that a layer never reads
+        from a closed one); every one is closed even when closing another failed."""
+        streams, self.streams = self.streams, []
+        failure: Optional[BaseException] = None
+        for stream in streams:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is None:
+                continue
+            try:
+                await aclose()
+            except BaseException as exc:  # re-raised once all are closed
+                failure = failure or exc
+        if failure is not None:
+            raise failure
+
+
 class _Link:
-    def __init__(self, middleware: Middleware, next: NextAgent) -> None:
+    def __init__(self, middleware: Middleware, next: NextAgent, opened: _Opened) -> None:
         self.middleware = middleware
         self.next = next
+        self.opened = opened
 
     def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
-        return self.middleware.run(input, self.next)
+        return self.opened.add(self.middleware.run(input, self.next))
+
+
+class _Innermost:
+    def __init__(self, agent: NextAgent, opened: _Opened) -> None:
+        self.agent = agent
+        self.opened = opened
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
+        return self.opened.add(self.agent.run(input))
+
+
+class _Chain:
+    """Middlewares around an agent; each ``run`` closes every stream it opened when it ends."""
+
+    def __init__(self, middlewares: list[Middleware], innermost: NextAgent) -> None:
+        self.middlewares = middlewares
+        self.innermost = innermost
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[AnyEvent]:
+        opened = _Opened()
+        layer: NextAgent = _Innermost(self.innermost, opened)
+        for middleware in reversed(self.middlewares):
+            layer = _Link(middleware, layer, opened)
+        return self._events(layer, input, opened)
+
+    async def _events(
+        self, outermost: NextAgent, input: RunAgentInput, opened: _Opened
+    ) -> AsyncIterator[AnyEvent]:
+        try:
+            async for event in outermost.run(input):
+                yield event
+        finally:
+            await opened.close()
 
 
 def chain(middlewares: Iterable[MiddlewareLike], innermost: NextAgent) -> NextAgent:
-    """Fold middlewares around ``innermost``; the first one is the outermost."""
-    layer = innermost
-    for middleware in reversed(list(middlewares)):
-        layer = _Link(_as_middleware(middleware), layer)
-    return layer
+    """Fold middlewares around ``innermost``; the first one is the outermost.
+
+    When a run of the chain ends (finished, failed or abandoned), every stream it opened is
+    closed, outermost first and ``innermost``'s last, in the task that ran it: a pass-through
+    ``async for event in next.run(input): yield event`` needs no ``finally`` of its own.
+    """
+    layers = [_as_middleware(middleware) for middleware in middlewares]
+    if not layers:
+        return innermost
+    return _Chain(layers, innermost)

@@ -326,6 +326,10 @@ class EventProcessor:
         result.result = params.result
         result.interrupts = list(params.interrupts)
         result.pending_tool_call_ids = list(params.pending_tool_call_ids)
+        state = self.conversation.agent_state
+        calls = (_tool_call(state, call_id) for call_id in result.pending_tool_call_ids)
+        # A listed id whose call never streamed (an agent's own bookkeeping) has nothing to show.
+        result.pending_tool_calls = [ToolCall.model_validate(c) for c in calls if c is not None]
         if not stopped:
             self.conversation.pending_interrupts = [
                 i.model_copy(deep=True) for i in params.interrupts

@@ -15,6 +15,7 @@ import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Optional
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
@@ -62,8 +63,14 @@ class Reconnect:
 
 
 def connect_url(agent_url: str) -> str:
-    """The connect endpoint beside an agent endpoint: ``<agent url>/connect``."""
-    return agent_url.rstrip("/") + "/connect"
+    """The connect endpoint beside an agent endpoint: ``<agent url>/connect``, with the agent
+    URL's query (an API version, a deployment name) kept after it.
+
+    >>> connect_url("https://example.com/agent/?v=1")
+    'https://example.com/agent/connect?v=1'
+    """
+    parts = urlsplit(agent_url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/connect"))
 
 
 OpenStream = Callable[[bool], AsyncIterator[AnyEvent]]

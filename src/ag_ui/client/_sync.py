@@ -26,11 +26,13 @@ from ag_ui.client._input import ContextLike, ResumeLike, ToolLike
 from ag_ui.client._reconnect import ReconnectPolicy
 from ag_ui.client._result import RunAgentResult
 from ag_ui.client._subscribers import Callback, SubscriberLike, Subscription
+from ag_ui.client._tools import ToolHandler
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.events import Event
-from ag_ui.core.types import Interrupt, Message
+from ag_ui.core.types import Interrupt, Message, ToolMessage
 from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
+from ag_ui.tools import FunctionTool
 
 __all__ = ["SyncHttpAgent"]
 
@@ -63,6 +65,8 @@ class SyncHttpAgent:
         on_reconnect: Optional[ReconnectCallback] = None,
         debug: DebugOption = False,
         max_protocol_version: str = PROTOCOL_VERSION,
+        tools: Iterable[ToolHandler] = (),
+        max_tool_rounds: int = 10,
     ) -> None:
         self.agent = HttpAgent(
             url,
@@ -81,6 +85,8 @@ class SyncHttpAgent:
             on_reconnect=on_reconnect,
             debug=debug,
             max_protocol_version=max_protocol_version,
+            tools=tools,
+            max_tool_rounds=max_tool_rounds,
         )
         self._portal_manager: Optional[AbstractContextManager[BlockingPortal]] = None
         self._portal: Optional[BlockingPortal] = None
@@ -115,6 +121,25 @@ class SyncHttpAgent:
     def set_state(self, state: Any) -> None:
         """As ``HttpAgent.set_state``."""
         self.agent.set_state(state)
+
+    def add_tool(
+        self,
+        handler: ToolHandler,
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        parameters: Optional[Mapping[str, Any]] = None,
+    ) -> FunctionTool:
+        """As ``HttpAgent.add_tool`` (an async handler runs on the agent's loop)."""
+        return self.agent.add_tool(
+            handler, name=name, description=description, parameters=parameters
+        )
+
+    def add_tool_result(
+        self, tool_call_id: str, content: Any, *, error: Optional[str] = None
+    ) -> ToolMessage:
+        """As ``HttpAgent.add_tool_result``."""
+        return self.agent.add_tool_result(tool_call_id, content, error=error)
 
     def subscribe(
         self, subscriber: Optional[SubscriberLike] = None, **callbacks: Callback

@@ -95,6 +95,7 @@ from ag_ui.core.events import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
+from ag_ui.core.outcomes import UnknownOutcome
 from ag_ui.core.token_usage import (
     TokenUsage,
     aggregate_token_usage,
@@ -154,6 +155,7 @@ from ag_ui.core.types import (
     Tool,
     ToolCall,
     ToolMessage,
+    UnknownOperation,
     UrlSource,
     UserMessage,
     VideoInputContent,
@@ -295,6 +297,8 @@ __all__ = [
     "TransportCapabilities",
     "TransportError",
     "UnknownEventTypeError",
+    "UnknownOperation",
+    "UnknownOutcome",
     "UrlSource",
     "UserMessage",
     "VideoInputContent",

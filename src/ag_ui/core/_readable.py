@@ -7,13 +7,14 @@ Pydantic reports union branches and discriminator tags as path segments
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic.alias_generators import to_snake
 from pydantic_core import ErrorDetails
 
-__all__ = ["readable_problems"]
+__all__ = ["describe_errors", "readable_problems"]
 
 _DISCRIMINATORS = ("type", "role", "op")
 _UNION_BRANCH_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -53,7 +54,13 @@ def _walk(error: ErrorDetails, data: Any) -> tuple[str, str | None, bool]:
         is_last = index == len(loc) - 1
         if isinstance(segment, int):
             path += f"[{segment}]"
-            in_range = isinstance(current, list) and -len(current) <= segment < len(current)
+            # Any sequence but text: a caller validating a long list in slices passes a view of
+            # one slice at its place in the whole list.
+            in_range = (
+                isinstance(current, Sequence)
+                and not isinstance(current, (str, bytes))
+                and -len(current) <= segment < len(current)
+            )
             current = current[segment] if in_range else None
             tagged = False
             continue
@@ -102,7 +109,8 @@ def _describe(error: ErrorDetails, data: Any) -> tuple[str, bool]:
         expected = ctx.get("expected_tags", "")
         return f'{full_prefix}unknown {key} "{ctx.get("tag")}" (expected one of {expected})', False
     if kind == "union_tag_not_found":
-        key = str(ctx.get("discriminator", "type")).strip("'")
+        # A callable discriminator (the open outcome unions) is named "type()".
+        key = str(ctx.get("discriminator", "type")).strip("'").removesuffix("()")
         return f'{full_prefix}missing required field "{key}"', False
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"{full_prefix}expected a JSON object, got {_short(error['input'])}", irrelevant
@@ -115,9 +123,15 @@ def readable_problems(exc: ValidationError, data: Any) -> list[str]:
     When every branch of a union failed because the value has the wrong JSON kind (``content``
     is a number), one line says so for that path.
     """
+    return describe_errors(exc.errors(include_url=False), data)
+
+
+def describe_errors(errors: Iterable[ErrorDetails], data: Any) -> list[str]:
+    """``readable_problems`` for pydantic's error details themselves (e.g. with their
+    locations moved: a list validated in slices reports each slice's errors at its place)."""
     lines: list[str] = []
     wrong_kind_paths: dict[str, Any] = {}
-    for error in exc.errors(include_url=False):
+    for error in errors:
         line, irrelevant = _describe(error, data)
         if irrelevant:
             parent, last, _ = _walk(error, data)

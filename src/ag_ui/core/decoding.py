@@ -1,5 +1,10 @@
 """Parse events and run input from JSON text, bytes or dicts, with readable errors.
 
+A lone UTF-16 surrogate escape (``"\\ud83d"``, what ``JSON.stringify`` writes for a string cut
+inside an emoji) is legal JSON that pydantic's parser refuses; it is read as Python's
+``json.loads`` reads it, a ``str`` holding that one surrogate code point, so JSON text, bytes
+and dicts give the same event (the TypeScript client keeps it in its string too).
+
 >>> parse_event('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi"}').delta
 'hi'
 """
@@ -10,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar, Union, cast
 
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from ag_ui.core._readable import readable_problems
 from ag_ui.core.errors import AGUIValidationError, MalformedJSONError, UnknownEventTypeError
@@ -50,13 +56,41 @@ def _as_python(data: JSONInput, what: str) -> Any:
 _T = TypeVar("_T")
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _with_lone_surrogates(data: Union[str, bytes, bytearray]) -> Any:
+    """The JSON value of ``data`` as ``json.loads`` reads it (lone surrogate escapes kept), or
+    ``None`` when it is not JSON for another reason. Only called after pydantic refused it:
+    ``NaN``/``Infinity`` (which ``json.loads`` would take) stay refused."""
+    import json
+
+    try:
+        return json.loads(data, parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def _json_invalid(exc: ValidationError) -> bool:
+    return any(e["type"] == "json_invalid" for e in exc.errors())
+
+
 def _validate(adapter: TypeAdapter[_T], data: JSONInput) -> _T:
     validator = adapter.validator
     if isinstance(data, Mapping):
         return cast(_T, validator.validate_python(data))
     if isinstance(data, memoryview):
         data = bytes(data)
-    return cast(_T, validator.validate_json(data))
+    try:
+        return cast(_T, validator.validate_json(data))
+    except ValidationError as exc:
+        python = _with_lone_surrogates(data) if _json_invalid(exc) else None
+        if python is None:
+            raise
+    # Not raised inside the handler: a validation error of the value must not chain the parse
+    # error.
+    return cast(_T, validator.validate_python(python))
 
 
 # The compiled validator itself: TypeAdapter's Python wrapper costs about a third of a small
@@ -91,10 +125,14 @@ def parse_event(data: JSONInput) -> Event:
     """
     try:
         if type(data) is bytes or type(data) is str:  # the decoder's hot path
-            return cast(Event, _validate_event_json(data))
+            try:
+                return cast(Event, _validate_event_json(data))
+            except ValidationError as exc:
+                if not _json_invalid(exc):
+                    raise
         return _validate(EVENT_ADAPTER, data)
     except ValidationError as exc:
-        if any(e["type"] == "json_invalid" for e in exc.errors()):
+        if _json_invalid(exc):
             raise MalformedJSONError("event", exc.errors()[0]["msg"]) from None
         raise _event_error(exc, data) from None
 
@@ -116,15 +154,45 @@ def parse_any_event(data: JSONInput) -> AnyEvent:
 _RUN_INPUT_ADAPTER: TypeAdapter[RunAgentInput] = TypeAdapter(RunAgentInput)
 
 
+NOT_JSON_CONSTANTS = "NaN, Infinity and -Infinity are not JSON; send null or a string instead"
+"""The hint added when a body holds one of the constants JavaScript and Python print for floats
+that JSON (RFC 8259) cannot represent."""
+
+
+def refuse_non_json_constants(text: Union[str, bytes, bytearray]) -> None:
+    """Raise ``MalformedJSONError`` if ``text`` uses ``NaN``, ``Infinity`` or ``-Infinity`` as a
+    value, which pydantic-core's parser accepts and JSON does not.
+
+    Only text that contains those words at all (in a string, say) is parsed a second time, by
+    the strict parser; the search itself costs about a millisecond for 10 MiB.
+    """
+    if isinstance(text, str):
+        suspicious = "NaN" in text or "Infinity" in text
+    else:
+        suspicious = b"NaN" in text or b"Infinity" in text
+    if not suspicious:
+        return
+    try:
+        from_json(text, allow_inf_nan=False)
+    except ValueError as exc:
+        raise MalformedJSONError("RunAgentInput", f"{exc} ({NOT_JSON_CONSTANTS})") from None
+
+
 def parse_run_agent_input(body: JSONInput) -> RunAgentInput:
     """Parse a run request body into ``RunAgentInput`` (what a server does with each POST).
 
     Errors name the wire path: ``messages[0] (role "user"): missing required field "id"``.
+    Text with ``NaN`` or ``Infinity`` as a value is refused (``MalformedJSONError``): they are
+    not JSON.
     """
+    if isinstance(body, memoryview):
+        body = bytes(body)
+    if not isinstance(body, Mapping):
+        refuse_non_json_constants(body)
     try:
         return _validate(_RUN_INPUT_ADAPTER, body)
     except ValidationError as exc:
-        if any(e["type"] == "json_invalid" for e in exc.errors()):
+        if _json_invalid(exc):
             raise MalformedJSONError("RunAgentInput", exc.errors()[0]["msg"]) from None
         python = _as_python(body, "RunAgentInput")
         raise AGUIValidationError("RunAgentInput", readable_problems(exc, python)) from None

@@ -41,6 +41,8 @@
     ├── StoreFullError                       (run stores) every run slot holds a running run
     ├── StoreUnavailableError                (run stores) the store's service (Redis) is down
     ├── InterruptError                       a run would ignore or wrongly answer open interrupts
+    ├── ToolRoundsExceededError              (client) the agent kept calling client tools past
+    │                                        ``max_tool_rounds`` follow-up runs
     ├── ToolDefinitionError (TypeError)      (ag_ui.tools) a function that cannot become a tool
     └── ToolError                            (ag_ui.tools) a tool failed; its message is public
         └── ToolArgumentsError (ValueError)  the arguments do not fit the tool's parameters
@@ -91,6 +93,7 @@ __all__ = [
     "ToolArgumentsError",
     "ToolDefinitionError",
     "ToolError",
+    "ToolRoundsExceededError",
     "TransportError",
     "TruncatedFrameError",
     "UnknownEventArmError",
@@ -461,6 +464,28 @@ class InterruptError(AGUIError):
         self.interrupt_ids: tuple[str, ...] = tuple(interrupt_ids)
         self.reason = reason
         super().__init__(message)
+
+
+class ToolRoundsExceededError(AGUIError):
+    """The agent still called client tools after ``max_tool_rounds`` follow-up runs.
+
+    ``HttpAgent.run_agent`` answers the calls of registered client tools and runs again; a run
+    that ends with such calls once the rounds are used up stops the loop here, with those calls
+    left unanswered in the conversation. ``rounds`` is the bound, ``pending_tool_calls`` the
+    calls (``ToolCall``) and ``result`` the last run's ``RunAgentResult``: answer the calls with
+    ``agent.add_tool_result(...)`` and run again, or raise ``max_tool_rounds``.
+    """
+
+    def __init__(self, rounds: int, pending_tool_calls: Sequence[Any], result: Any) -> None:
+        self.rounds = rounds
+        self.pending_tool_calls = list(pending_tool_calls)
+        self.result = result
+        names = ", ".join(f"{call.function.name} ({call.id})" for call in self.pending_tool_calls)
+        super().__init__(
+            f"the agent still calls client tools after {rounds} follow-up run(s) "
+            f"(max_tool_rounds={rounds}): {names} left unanswered; raise max_tool_rounds if "
+            "the agent needs more rounds, or answer them with add_tool_result() and run again"
+        )
 
 
 class ProviderError(RunError):

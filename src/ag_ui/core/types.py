@@ -8,7 +8,7 @@ Field declaration order is the wire key order of the official SDKs.
 # evaluate every string annotation at import (7 ms of ``import ag_ui.core``).
 from typing import Annotated, Any, Dict, List, Literal, Optional, Union
 
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, Tag
 
 from ag_ui.core._base import AGUIModel, ConfiguredBaseModel, GeneratedBaseModel
 from ag_ui.core.deprecated import BinaryInputContent
@@ -63,6 +63,7 @@ __all__ = [
     "SubagentRunId",
     "SystemMessage",
     "TestOperation",
+    "UnknownOperation",
     "TextInputContent",
     "TextMessageRole",
     "TextPart",
@@ -436,10 +437,36 @@ class TestOperation(_PatchOperation):
     value: Any
 
 
+class UnknownOperation(_PatchOperation):
+    """A JSON Patch operation whose ``op`` RFC 6902 does not define (a newer protocol's?),
+    kept as received (its other members are extras); the reducer skips it with a warning, as
+    the TypeScript client drops it."""
+
+    op: str
+
+
+_KNOWN_OPS = frozenset({"add", "remove", "replace", "move", "copy", "test"})
+
+
+def _operation_member(value: Any) -> Optional[str]:
+    op = value.get("op") if isinstance(value, dict) else getattr(value, "op", None)
+    if not isinstance(op, str):
+        return None
+    return op if op in _KNOWN_OPS else "unknown op"
+
+
+_operation_member.__name__ = "op"  # named in errors as "op()"; _readable reads "op"
+
 JsonPatchOperation = Annotated[
     Union[
-        AddOperation, RemoveOperation, ReplaceOperation, MoveOperation, CopyOperation, TestOperation
+        Annotated[AddOperation, Tag("add")],
+        Annotated[RemoveOperation, Tag("remove")],
+        Annotated[ReplaceOperation, Tag("replace")],
+        Annotated[MoveOperation, Tag("move")],
+        Annotated[CopyOperation, Tag("copy")],
+        Annotated[TestOperation, Tag("test")],
+        Annotated[UnknownOperation, Tag("unknown op")],
     ],
-    Field(discriminator="op"),
+    Discriminator(_operation_member),
 ]
 JsonPatch = List[JsonPatchOperation]

@@ -16,6 +16,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a bare-install tes
 
 from ag_ui.demo.agent import (
     BOOKING_TOOL,
+    LOCATION_TOOL,
+    LOCATION_TOOL_DEFINITION,
     WEATHER_TOOL,
     DemoAgent,
     booking_interrupt_id,
@@ -30,6 +32,8 @@ __all__ = [
     "BOOKING_TOOL",
     "DEMO_CAPABILITIES",
     "DemoAgent",
+    "LOCATION_TOOL",
+    "LOCATION_TOOL_DEFINITION",
     "WEATHER_TOOL",
     "booking_interrupt_id",
     "create_demo_app",

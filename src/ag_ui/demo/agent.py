@@ -10,6 +10,11 @@ It reacts to the last user message:
   answers with a tool message instead: ``{"approved": true|false}`` (or ``true``/``false``) is
   taken as the answer; any other content ends the run with ``RUN_ERROR`` ``resume_required``,
   so such a client never books again in a loop;
+* ``where am I``: the frontend tool ``get_location``, when the client offers it (in
+  ``RunAgentInput.tools``; ``HttpAgent``'s client-side tools, ``agui chat --tool
+  get_location``): the run ends with the call pending; the client's tool message (the city, as
+  text or ``{"city": ...}``) continues the thread with the weather there (a tool message with
+  ``error`` set gets an apology). Without the tool offered, it says how to offer it;
 * ``research <topic>``: a subagent that reasons and reports back;
 * ``crash``: the agent raises, to show the safe ``RUN_ERROR``;
 * anything else: a streamed greeting listing these.
@@ -33,12 +38,15 @@ from ag_ui.core import (
     ResumeEntry,
     RunAgentInput,
     RunError,
+    Tool,
     ToolMessage,
 )
 from ag_ui.server import RunContext
 
 __all__ = [
     "BOOKING_TOOL",
+    "LOCATION_TOOL",
+    "LOCATION_TOOL_DEFINITION",
     "WEATHER_TOOL",
     "DemoAgent",
     "booking_interrupt_id",
@@ -50,6 +58,13 @@ __all__ = [
 
 WEATHER_TOOL = "get_weather"
 BOOKING_TOOL = "confirm_booking"
+LOCATION_TOOL = "get_location"
+LOCATION_TOOL_DEFINITION = Tool(
+    name=LOCATION_TOOL,
+    description="The user's current city, as the user's device knows it",
+    parameters={"type": "object", "properties": {}},
+)
+"""The frontend tool the demo agent calls for ``where am I`` (the client answers it)."""
 _INTERRUPT_PREFIX = "confirm-"
 _CONDITIONS = ("sunny", "cloudy", "rainy", "windy", "foggy", "snowy")
 
@@ -106,6 +121,33 @@ def _booking_tool_answer(messages: list[Message]) -> ToolMessage | None:
         if call.function.name == BOOKING_TOOL
     }
     return answer if answer.tool_call_id in booking_calls else None
+
+
+def _location_tool_answer(messages: list[Message]) -> ToolMessage | None:
+    """The tool message answering a ``get_location`` call, when it is the last message."""
+    if not messages or not isinstance(messages[-1], ToolMessage):
+        return None
+    answer = messages[-1]
+    location_calls = {
+        call.id
+        for message in messages
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls or []
+        if call.function.name == LOCATION_TOOL
+    }
+    return answer if answer.tool_call_id in location_calls else None
+
+
+def _city_of(content: object) -> str:
+    """The city in a ``get_location`` answer: ``{"city": ...}`` JSON or the text itself."""
+    text = content if isinstance(content, str) else ""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    if isinstance(value, dict):
+        value = value.get("city", "")
+    return str(value).strip(" \t\n.") if value else ""
 
 
 def _approval(content: object) -> bool | None:
@@ -216,6 +258,35 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
         answer_text = "Done: your booking is confirmed." if approved else "OK, I did not book it."
         await ctx.say(pieces(answer_text))
 
+    async def locate(ctx: RunContext, run_input: RunAgentInput) -> None:
+        if not any(tool.name == LOCATION_TOOL for tool in run_input.tools):
+            await ctx.say(
+                pieces(
+                    f"I could tell where you are if your client offered a {LOCATION_TOOL} tool "
+                    "(HttpAgent's add_tool, or agui chat --tool get_location)."
+                )
+            )
+            return
+        said = await ctx.say(pieces("Let me ask your device."))
+        # No result from here: the call is the client's to answer, so the run ends with it
+        # pending, and the client's tool message starts the next run.
+        await ctx.call_tool(LOCATION_TOOL, {}, parent_message_id=said)
+
+    async def located(ctx: RunContext, answer: ToolMessage) -> None:
+        city = _city_of(answer.content)
+        if answer.error or not city:
+            reason = answer.error or "the answer named no city"
+            await ctx.say(pieces(f"Sorry, I could not find out where you are ({reason})."))
+            return
+        report = lookup_weather(city.title())
+        await ctx.state.update({**ctx.state.current, "last_city": report["city"]})
+        await ctx.say(
+            pieces(
+                f"You are in {report['city']}, where it is {report['temperature_c']}°C and "
+                f"{report['conditions']}."
+            )
+        )
+
     async def research(ctx: RunContext, text: str) -> None:
         topic = text.split("research", 1)[1].strip(" ?.!") or "AG-UI"
         async with ctx.subagent("researcher", description="Looks things up") as sub:
@@ -230,7 +301,7 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
         await ctx.say(
             pieces(
                 f"Hello from the AG-UI demo agent!{echoed} Try 'weather in Paris', "
-                "'book a table for two', or 'research protocols'."
+                "'book a table for two', 'where am I?' or 'research protocols'."
             )
         )
 
@@ -246,6 +317,10 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
         if tool_answer is not None:
             await answered_by_tool(ctx, tool_answer)
             return
+        location = _location_tool_answer(ctx.messages)
+        if location is not None:
+            await located(ctx, location)
+            return
         pending = pending_booking_calls(ctx.messages)
         if pending:
             # Interrupts must be answered before the thread moves on (PROTOCOL.md §2.6 rule 4).
@@ -256,6 +331,9 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
             )
         text = ctx.last_user_text().strip()
         lowered = text.lower()
+        if re.search(r"\bwhere am i\b", lowered):
+            await locate(ctx, run_input)
+            return
         if "crash" in lowered:
             raise RuntimeError("the demo agent crashed on purpose (this text stays in the log)")
         if "weather" in lowered:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any, Optional, get_args
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError as ProtobufDecodeError
@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 
 from ag_ui.core._readable import readable_problems
+from ag_ui.core._surrogates import replace_lone_surrogates
 from ag_ui.core.errors import EncodingError, MalformedFrameError, UnknownEventArmError
 from ag_ui.core.events import BaseEvent, Event, EventType
 from ag_ui.proto import _fast
@@ -125,7 +126,33 @@ _fast.install({name: plan.cls for name, plan in _PLANS.items()})
 
 
 def event_message(event: BaseEvent) -> Any:
-    """The ``ag_ui.Event`` protobuf message for ``event`` (an ``events_pb2.Event``)."""
+    """The ``ag_ui.Event`` protobuf message for ``event`` (an ``events_pb2.Event``).
+
+    Protobuf strings are UTF-8, which has no form for a lone surrogate (``"\\ud83d"``): such a
+    code point is written as U+FFFD, as the TypeScript encoder writes it (``core/_surrogates``).
+    """
+    try:
+        return _event_message(event)
+    except EncodingError:
+        clean = _without_lone_surrogates(event)
+        if clean is None:
+            raise
+    return _event_message(clean)
+
+
+def _without_lone_surrogates(event: BaseEvent) -> Optional[BaseEvent]:
+    """A copy of ``event`` with lone surrogates replaced by U+FFFD; None when it holds none."""
+    try:
+        fields = event.model_dump(by_alias=True, warnings=False)
+    except ValueError:
+        return None
+    clean = replace_lone_surrogates(fields)
+    if clean == fields:
+        return None
+    return type(event).model_validate(clean)
+
+
+def _event_message(event: BaseEvent) -> Any:
     type_value = getattr(event, "type", None)
     type_name = type_value.value if isinstance(type_value, EventType) else type_value
     plan = _PLANS.get(type_name)  # type: ignore[arg-type]

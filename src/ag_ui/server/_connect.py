@@ -30,12 +30,13 @@ from ag_ui.core.errors import (
     RunNotFoundError,
     StoreUnavailableError,
 )
-from ag_ui.core.events import Event, RunErrorEvent
+from ag_ui.core.events import Event, EventType, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._access import AccessControl
 from ag_ui.server._asgi import send_error
 from ag_ui.server._failures import (
     history_trimmed,
+    run_end_lost,
     run_not_found,
     store_lost,
     store_unavailable,
@@ -55,6 +56,7 @@ from ag_ui.verify import compact_events
 
 __all__ = ["ConnectEndpoint", "parse_last_event_id"]
 
+_TERMINAL = (EventType.RUN_FINISHED, EventType.RUN_ERROR)
 _LAST_EVENT_ID = re.compile(r"([A-Za-z0-9_-]{1,128}):([0-9]{1,18})")
 _RUN_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
@@ -159,16 +161,18 @@ class ConnectEndpoint:
     ) -> AsyncIterator[bytes]:
         # Compacted history first: each run's events up to the position seen when the request
         # came in; the last frame of a run carries its id, a resume point for that run.
-        for key, last, _ in runs:
+        for key, last, finished in runs:
             try:
                 events = await self._events_until(key, last)
             except (StoreUnavailableError, RunNotFoundError, HistoryTrimmedError) as exc:
                 yield frame(encoder, _history_lost(exc), None, 0)
                 return
-            compacted = compact_events(events)
+            compacted = _terminal_last(compact_events(events))
             for index, event in enumerate(compacted):
                 final = index == len(compacted) - 1
                 yield frame(encoder, event, key if final else None, last)
+            if finished and not (compacted and compacted[-1].type in _TERMINAL):
+                yield frame(encoder, run_end_lost(), None, 0)  # see run_frames
         for key, last, finished in runs:
             if not finished:
                 async with closing(run_frames(self._store, key, last, encoder)) as tail:
@@ -182,9 +186,23 @@ class ConnectEndpoint:
         async with closing(self._store.read(key, 0)) as stored:
             async for item in stored:
                 events.append(item.event)
-                if item.position >= last:
+                # Nothing follows a terminal event, even where the store holds more (a
+                # RUN_ERROR retried after a write that timed out but landed after all).
+                if item.position >= last or item.event.type in _TERMINAL:
                     break
         return events
+
+
+def _terminal_last(events: list[Event]) -> list[Event]:
+    """``compact_events`` (like the TypeScript client's ``compactEvents``) puts what a
+    ``RUN_ERROR`` cut short (a message still open) after it; a client reading the history
+    accepts nothing after a terminal event, so the terminal event goes last."""
+    for index, event in enumerate(events):
+        if event.type in _TERMINAL:
+            if index < len(events) - 1:
+                return events[:index] + events[index + 1 :] + [event]
+            break
+    return events
 
 
 def _history_lost(exc: Exception) -> RunErrorEvent:

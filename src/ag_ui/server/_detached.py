@@ -2,8 +2,9 @@
 
 Its events go to a ``RunStore`` under positions; the connection that started the run (and any
 reconnect, on any worker sharing the store) only reads them. The run keeps going when the
-client leaves, until it ends, its time limit passes (``RUN_ERROR`` code ``run_expired``) or the
-app shuts down (``RUN_ERROR`` code ``server_shutdown``).
+client leaves, until it ends, its time limit passes (``RUN_ERROR`` code ``run_expired``), the
+app shuts down (``RUN_ERROR`` code ``server_shutdown``) or the store stops taking its events
+(``RUN_ERROR`` code ``store_unavailable``, recorded once the store answers again).
 
 ``DetachedRuns`` owns those tasks in one anyio task group, entered for the app's lifetime
 (``AgentEndpoint.lifespan``; ``create_app`` wires it): no task outlives the app.
@@ -11,7 +12,6 @@ app shuts down (``RUN_ERROR`` code ``server_shutdown``).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
@@ -27,7 +27,8 @@ from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server._downgrade import downgrading_sink
 from ag_ui.server._failures import RUN_EXPIRED_CODE, SERVER_SHUTDOWN_CODE
 from ag_ui.server._guard import RunGuard
-from ag_ui.server._runner import Agent, run_agent
+from ag_ui.server._run_end import MIN_RETRY_PERIOD, record_end, store_lost_end
+from ag_ui.server._runner import Agent, run_agent, run_is_cancelled
 from ag_ui.server._store_writer import StoreWriter
 from ag_ui.store import RunStore
 
@@ -40,7 +41,8 @@ class DetachedRuns:
     """The task group that owns every detached run of an endpoint.
 
     ``async with runs:`` for the app's lifetime; leaving it cancels the runs still going (each
-    records ``RUN_ERROR`` ``server_shutdown`` first). ``active`` counts the running ones.
+    records ``RUN_ERROR`` ``server_shutdown`` first). ``active`` counts the running ones (and
+    those still trying to record their end in a store that does not answer).
     """
 
     def __init__(self) -> None:
@@ -80,9 +82,18 @@ class DetachedRuns:
             raise RuntimeError("detached runs are not being served (enter the lifespan)")
 
         async def counted() -> None:
+            # One run's task must never end the group: that would cut every other run and
+            # leave the endpoint refusing new ones. ``run_detached`` raises nothing but
+            # cancellation; anything else is a bug, logged and contained here.
             self.active += 1
             try:
                 await run()
+            except anyio.get_cancelled_exc_class():
+                if run_is_cancelled():
+                    raise
+                logger.error("a detached run raised CancelledError uncancelled", exc_info=True)
+            except Exception:
+                logger.exception("a detached run failed outside its agent")
             finally:
                 self.active -= 1
 
@@ -104,14 +115,79 @@ async def run_detached(
     downgrade: bool = True,
 ) -> None:
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
-    never raises except for cancellation. The store is told the run finished whatever
-    happens."""
+    never raises except for cancellation. Whatever happens, the run's end is recorded
+    (``_run_end``): its terminal event, then ``finish``; a run whose events could not be
+    stored ends with ``RUN_ERROR`` ``store_unavailable``."""
     guard = RunGuard(run_input, verify=verify)
-    failure: Optional[Exception] = None
+    started = anyio.current_time()
     try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(writer.write_loop)
-            try:
+        await _run_into_store(
+            key,
+            writer,
+            guard,
+            agent,
+            run_input,
+            run_ttl=run_ttl,
+            verify=verify,
+            debug=debug,
+            auth=auth,
+            request=request,
+            downgrade=downgrade,
+        )
+    except anyio.get_cancelled_exc_class():
+        logger.warning("run %s cancelled: the server is shutting down", key)
+        closing = guard.fail("The server shut down during the run.", code=SERVER_SHUTDOWN_CODE)
+        end = writer.take_pending() + [event_to_json(event) for event in closing]
+        if writer.failure is not None:
+            end = store_lost_end()
+        # One attempt, shielded (the store's own timeouts bound it): the app is going away.
+        await record_end(store, key, end, retry_until=anyio.current_time())
+        raise
+    failure = writer.failure
+    if isinstance(failure, RunNotFoundError):
+        logger.warning("run %s was dropped from the store while running (expired)", key)
+        return
+    if failure is not None:
+        logger.error(
+            "run %s abandoned: the run store became unreachable: %s; the run was stopped "
+            "and ends with RUN_ERROR store_unavailable",
+            key,
+            failure,
+        )
+    end = [] if writer.terminal_stored else store_lost_end()
+    # Retried for as long as the run could have gone on: readers may wait on it that long.
+    retry_until = max(started + run_ttl, anyio.current_time() + MIN_RETRY_PERIOD)
+    await record_end(store, key, end, retry_until=retry_until)
+
+
+async def _run_into_store(
+    key: str,
+    writer: StoreWriter,
+    guard: RunGuard,
+    agent: Agent,
+    run_input: RunAgentInput,
+    *,
+    run_ttl: float,
+    verify: bool,
+    debug: bool,
+    auth: Any,
+    request: Request,
+    downgrade: bool,
+) -> None:
+    """The agent, its time limit and the writer task: returns when the agent is done and
+    everything it sent is stored, or as soon as the store fails (``writer.failure``): nothing
+    the agent sends after that could be stored, so the agent is cancelled."""
+    async with anyio.create_task_group() as tasks:
+        agent_scope = anyio.CancelScope()
+
+        async def write() -> None:
+            await writer.write_loop()
+            if writer.failure is not None:
+                agent_scope.cancel()
+
+        tasks.start_soon(write)
+        try:
+            with agent_scope:
                 with anyio.move_on_after(run_ttl) as deadline:
                     await run_agent(
                         agent,
@@ -127,27 +203,7 @@ async def run_detached(
                     logger.warning("run %s exceeded its time limit of %g s; stopped", key, run_ttl)
                     message = f"The run exceeded its time limit of {run_ttl:g} s."
                     await writer.put(guard.fail(message, code=RUN_EXPIRED_CODE))
-            except (StoreUnavailableError, RunNotFoundError) as exc:
-                failure = exc
-            finally:
-                writer.close()  # the writer drains the queue, then the task group ends
-        failure = failure or writer.failure
-        if isinstance(failure, StoreUnavailableError):
-            logger.error("run %s abandoned: the run store became unreachable: %s", key, failure)
-        elif failure is not None:
-            logger.warning("run %s was dropped from the store while running (expired)", key)
-    except anyio.get_cancelled_exc_class():
-        logger.warning("run %s cancelled: the server is shutting down", key)
-        closing = guard.fail("The server shut down during the run.", code=SERVER_SHUTDOWN_CODE)
-        try:
-            with anyio.CancelScope(shield=True):
-                await store.append_encoded(
-                    key, writer.take_pending() + [event_to_json(event) for event in closing]
-                )
-        except (StoreUnavailableError, RunNotFoundError) as exc:
-            logger.error("run %s: could not record its shutdown: %s", key, exc)
-        raise
-    finally:
-        with anyio.CancelScope(shield=True):
-            with contextlib.suppress(StoreUnavailableError, RunNotFoundError):
-                await store.finish(key)
+        except (StoreUnavailableError, RunNotFoundError):
+            pass  # the writer's failure: ``writer.failure`` holds it
+        finally:
+            writer.close()  # the writer drains the queue, then the task group ends

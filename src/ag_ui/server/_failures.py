@@ -23,6 +23,7 @@ __all__ = [
     "STORE_UNAVAILABLE_CODE",
     "history_trimmed",
     "lifespan_not_run",
+    "run_end_lost",
     "run_expired_while_read",
     "run_not_found",
     "runs_not_started",
@@ -45,7 +46,8 @@ SERVER_SHUTDOWN_CODE = "server_shutdown"
 """``RUN_ERROR.code`` of a run cancelled because the app shut down."""
 
 STORE_UNAVAILABLE_CODE = "store_unavailable"
-"""``RUN_ERROR.code`` a reader sends when the store (Redis) is lost mid-run."""
+"""``RUN_ERROR.code`` a reader sends when the store (Redis) is lost mid-run; also the stored
+end of a run whose events could not be stored."""
 
 HISTORY_TRIMMED_CODE = "history_trimmed"
 """``RUN_ERROR.code`` a reader sends when the events it asked for were trimmed."""
@@ -57,6 +59,14 @@ def store_lost(what: str = "run") -> RunErrorEvent:
     """The store became unreachable while ``what`` ("run", "thread") was being read."""
     return RunErrorEvent(
         message=f"The run store became unreachable; the rest of the {what} is lost.",
+        code=STORE_UNAVAILABLE_CODE,
+    )
+
+
+def run_end_lost() -> RunErrorEvent:
+    """A stored run is finished but its terminal event is not in the store."""
+    return RunErrorEvent(
+        message="The run ended without its terminal event; the run store lost the rest of it.",
         code=STORE_UNAVAILABLE_CODE,
     )
 

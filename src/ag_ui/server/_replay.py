@@ -17,11 +17,17 @@ from collections.abc import AsyncIterator
 from typing import Optional
 
 from ag_ui.core._aiter import closing
+from ag_ui.core._surrogates import wire_json
 from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import HistoryTrimmedError, RunNotFoundError, StoreUnavailableError
-from ag_ui.core.events import BaseEvent
+from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.encoder import EventEncoder
-from ag_ui.server._failures import history_trimmed, run_expired_while_read, store_lost
+from ag_ui.server._failures import (
+    history_trimmed,
+    run_end_lost,
+    run_expired_while_read,
+    store_lost,
+)
 from ag_ui.server._store_writer import LiveBatch, LiveFeed
 from ag_ui.store import RunStore, StoredEvent
 
@@ -35,6 +41,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger("ag_ui.server")
+
+_TERMINAL = (EventType.RUN_FINISHED, EventType.RUN_ERROR)
 
 RESUME_KEY_HEADER = "ag-ui-resume-key"
 RESUME_AFTER_HEADER = "ag-ui-resume-after"
@@ -80,7 +88,7 @@ class BatchEncoder:
                 prefix,
                 str(position).encode(),
                 b"\ndata: ",
-                event.__pydantic_serializer__.to_json(event, by_alias=True),
+                wire_json(event),
                 b"\n\n",
             )
         return b"".join(parts)
@@ -90,8 +98,9 @@ async def live_frames(
     feed: LiveFeed, store: RunStore, key: str, encoder: EventEncoder
 ) -> AsyncIterator[bytes]:
     """The frames of a run this process is producing: from its writer's feed as they are
-    stored; if the feed ends before the terminal event (overflow, shutdown, a store failure),
-    from the store after the last position sent."""
+    stored; if the feed ends before the terminal event (overflow, shutdown), from the store
+    after the last position sent. When the store failed under the writer, the stream ends at
+    once with ``RUN_ERROR`` ``store_unavailable``."""
     encode = BatchEncoder(encoder, key)
     position = 0
     try:
@@ -103,9 +112,25 @@ async def live_frames(
                     return
     finally:
         feed.close()  # a reader that left takes nothing more from the writer
+    if feed.store_failed:
+        # The writer could not store the run's events: a read from the store now would only
+        # wait for the same store to time out again. (The run's stored end says the same.)
+        yield frame(encoder, store_lost("run"), None, 0)
+        return
     async with closing(run_frames(store, key, position, encoder)) as rest:
         async for chunk in rest:
             yield chunk
+
+
+async def _ends_at(store: RunStore, key: str, position: int) -> bool:
+    """Whether the run's event at ``position`` is its terminal event (a reader resuming after
+    the end reads nothing more)."""
+    if position <= 0:
+        return False
+    async with closing(store.read(key, position - 1)) as stored:
+        async for item in stored:
+            return item.position == position and item.event.type in _TERMINAL
+    return False
 
 
 async def run_frames(
@@ -113,10 +138,19 @@ async def run_frames(
 ) -> AsyncIterator[bytes]:
     """The frames of run ``key`` after position ``after``, live until its terminal event."""
     encode = BatchEncoder(encoder, key)
+    ended = False
+    last = after
     try:
         async with closing(store.read_batches(key, after)) as batches:
             async for batch in batches:
                 yield encode(batch)
+                ended = ended or any(item.event.type in _TERMINAL for item in batch)
+                last = batch[-1].position if batch else last
+        if not ended and not await _ends_at(store, key, last):
+            # A finished run without its terminal event (stored by an older server, or by a
+            # store of its own): the reader must not end as if the run had been complete.
+            logger.error("run %s: the store holds it as finished without a terminal event", key)
+            yield frame(encoder, run_end_lost(), None, 0)
     except StoreUnavailableError as exc:
         logger.error("run %s: the run store became unreachable while streaming: %s", key, exc)
         yield frame(encoder, store_lost("run"), None, 0)

@@ -2,7 +2,8 @@
 
 Checked in this order, so the cheapest refusal comes first and nothing is read that will be
 thrown away: method (405), authorization (401/403, in the endpoint), content type (415), declared
-size (413), then the body itself: size (413), JSON (400), schema (422).
+size (413), then the body itself: its deadline (408), size (413), JSON (400), schema (422), the
+number of messages (413).
 """
 
 from __future__ import annotations
@@ -11,22 +12,27 @@ import json
 from collections.abc import Mapping
 from typing import Optional
 
-from ag_ui.core.decoding import parse_run_agent_input
 from ag_ui.core.errors import AGUIValidationError, MalformedJSONError, RequestRejectedError
-from ag_ui.core.types import RunAgentInput
 
 __all__ = [
+    "DEFAULT_BODY_TIMEOUT",
     "DEFAULT_MAX_BODY_SIZE",
+    "body_timed_out",
     "check_content_type",
     "check_declared_size",
     "check_method",
     "error_body",
-    "parse_body",
+    "rejection_for",
     "too_large",
+    "too_many_messages",
 ]
 
 DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
 """10 MiB, the same cap the TypeScript client puts on one SSE frame."""
+
+DEFAULT_BODY_TIMEOUT = 30.0
+"""Seconds a client has to send the whole body: 10 MiB in that time is about 350 KB/s, while a
+client that trickles bytes (or declares more than it sends) cannot hold a connection longer."""
 
 
 def error_body(rejection: RequestRejectedError) -> bytes:
@@ -85,18 +91,37 @@ def too_large(limit: int) -> RequestRejectedError:
     )
 
 
-def parse_body(body: bytes) -> RunAgentInput:
-    """Parse the body as ``RunAgentInput``: 400 when it is not JSON, 422 when it does not fit."""
-    try:
-        return parse_run_agent_input(body)
-    except MalformedJSONError as exc:
-        raise RequestRejectedError(
+def body_timed_out(timeout: float) -> RequestRejectedError:
+    """The 408 rejection for a body that did not arrive within ``timeout`` seconds; the answer
+    closes the connection (what is left of the body will never be read)."""
+    return RequestRejectedError(
+        408,
+        "request_timeout",
+        f"the request body did not arrive within {timeout:g} s",
+        details=[f"body_timeout: {timeout:g} s"],
+        headers={"connection": "close"},
+    )
+
+
+def too_many_messages(limit: int) -> RequestRejectedError:
+    """The 413 rejection for a body with more than ``limit`` messages."""
+    return RequestRejectedError(
+        413,
+        "too_many_messages",
+        f"the request has more than the limit of {limit} messages",
+        details=[f"max_messages: {limit}"],
+    )
+
+
+def rejection_for(exc: AGUIValidationError) -> RequestRejectedError:
+    """The 400 (``MalformedJSONError``) or 422 answer for a body that failed to parse."""
+    if isinstance(exc, MalformedJSONError):
+        return RequestRejectedError(
             400, "malformed_json", "the request body is not valid JSON", details=exc.problems
-        ) from None
-    except AGUIValidationError as exc:
-        raise RequestRejectedError(
-            422,
-            "invalid_run_input",
-            "the request body is not a valid RunAgentInput",
-            details=exc.problems,
-        ) from None
+        )
+    return RequestRejectedError(
+        422,
+        "invalid_run_input",
+        "the request body is not a valid RunAgentInput",
+        details=exc.problems,
+    )

@@ -6,8 +6,10 @@ function using only the context's helpers (its return value becomes ``RUN_FINISH
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Optional, Union
 
@@ -22,7 +24,7 @@ from ag_ui.server._failures import AGENT_ERROR_CODE
 from ag_ui.server._guard import RunGuard
 from ag_ui.server.context import RunContext, safe_error
 
-__all__ = ["Agent", "Sink", "run_agent"]
+__all__ = ["Agent", "Sink", "run_agent", "run_is_cancelled"]
 
 logger = logging.getLogger("ag_ui.server")
 
@@ -37,6 +39,25 @@ Sink = Callable[[list[BaseEvent]], Awaitable[None]]
 
 _CLOSE_TIMEOUT = 1.0
 """How long an agent's cleanup may take after the client left (shielded from cancellation)."""
+
+
+def run_is_cancelled() -> bool:
+    """Whether the current task is being cancelled: a cancel scope around it was cancelled
+    (the app shutting down, a time limit, the client leaving) or, on asyncio, someone called
+    ``cancel()`` on the task itself.
+
+    Called where a ``CancelledError`` arrives: when this is ``False``, agent code raised it
+    without anyone cancelling the run (it awaited a task something else cancelled, say), and
+    that is the agent failing, not a cancellation to pass on.
+    """
+    if anyio.current_effective_deadline() == -math.inf:
+        return True
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not on asyncio: every cancellation goes through a cancel scope
+        return False
+    cancelling = getattr(task, "cancelling", None)  # Python 3.11+
+    return task is not None and cancelling is not None and cancelling() > 0
 
 
 def _as_event(item: object) -> BaseEvent:
@@ -67,9 +88,13 @@ async def run_agent(
     with ``RUN_ERROR`` (code ``"protocol_violation"``) naming the rule.
 
     Never raises for what the agent does (its failures become ``RUN_ERROR``); cancellation (the
-    client left) propagates after the agent's ``finally`` blocks ran. Returns the guard, whose
-    ``violation`` tells whether the verifier stopped the run. Pass your own ``guard`` to end a
-    cancelled run yourself (``guard.fail(...)`` closes what the agent left open).
+    client left, shutdown, a time limit) propagates after the agent's ``finally`` blocks ran.
+    A ``CancelledError`` that agent code raises while nobody cancels the run (``await`` of a
+    task something else cancelled) is the agent failing: ``RUN_ERROR`` ``agent_error``.
+
+    Returns the guard, whose ``violation`` tells whether the verifier stopped the run. Pass
+    your own ``guard`` to end a cancelled run yourself (``guard.fail(...)`` closes what the
+    agent left open).
     """
     if guard is None:
         guard = RunGuard(run_input, verify=verify)
@@ -90,18 +115,31 @@ async def run_agent(
         else:
             logger.warning("run %s: %s", run_input.run_id, exc)
         await sink(guard.finish())
+    except anyio.get_cancelled_exc_class() as exc:
+        if run_is_cancelled():
+            raise
+        await _agent_failed(exc, guard, sink, run_input, debug=debug)
     except Exception as exc:
-        if guard.ended:
-            logger.exception("run %s: agent failed after its terminal event", run_input.run_id)
-        else:
-            logger.exception("run %s: agent failed", run_input.run_id)
-        message, code = safe_error(exc, debug=debug, code=AGENT_ERROR_CODE)
-        await sink(guard.fail(message, code=code))
+        await _agent_failed(exc, guard, sink, run_input, debug=debug)
     else:
         await sink(guard.finish(result=result))
         if guard.violation is not None:
             logger.warning("run %s stopped: %s", run_input.run_id, guard.violation)
     return guard
+
+
+async def _agent_failed(
+    exc: BaseException, guard: RunGuard, sink: Sink, run_input: RunAgentInput, *, debug: bool
+) -> None:
+    """The agent raised: log it with its traceback, end the run with ``RUN_ERROR``."""
+    if guard.ended:
+        logger.error(
+            "run %s: agent failed after its terminal event", run_input.run_id, exc_info=exc
+        )
+    else:
+        logger.error("run %s: agent failed", run_input.run_id, exc_info=exc)
+    message, code = safe_error(exc, debug=debug, code=AGENT_ERROR_CODE)
+    await sink(guard.fail(message, code=code))
 
 
 async def _drive(produced: object, emit: Callable[[BaseEvent], Awaitable[None]]) -> Any:

@@ -24,6 +24,7 @@ from typing import NamedTuple, Optional
 
 import anyio
 
+from ag_ui.core._surrogates import wire_json
 from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.store import RunStore
@@ -61,6 +62,9 @@ class LiveFeed:
         self._limit = limit
         self._changed: Optional[anyio.Event] = None
         self.closed = False
+        self.store_failed = False
+        """The feed ended because the store stopped taking the run's events: nothing more of
+        the run can be read, so a reader ends now rather than wait on the store."""
 
     def push(self, batch: LiveBatch) -> None:
         if self.closed:
@@ -75,6 +79,11 @@ class LiveFeed:
     def close(self) -> None:
         self.closed = True
         self._wake()
+
+    def fail(self) -> None:
+        """Close the feed because the store failed under the run's writer."""
+        self.store_failed = True
+        self.close()
 
     def _wake(self) -> None:
         if self._changed is not None:
@@ -109,6 +118,8 @@ class StoreWriter:
         self._room: Optional[anyio.Event] = None
         self.failure: Optional[Exception] = None
         """The store error that stopped the writer; the next ``put`` raises it."""
+        self.terminal_stored = False
+        """The run's terminal event is in the store (so the run may be marked finished)."""
         self._feeds: set[LiveFeed] = set()
 
     def attach(self, *, events: bool = False) -> LiveFeed:
@@ -127,7 +138,7 @@ class StoreWriter:
         if not events:
             return
         # The encoder's fast path (the guard only passes BaseEvent instances).
-        self._pending += [e.__pydantic_serializer__.to_json(e, by_alias=True) for e in events]
+        self._pending += [wire_json(e) for e in events]
         if self._events is not None:
             self._events += events
         if events[-1].type in _TERMINAL:
@@ -187,7 +198,11 @@ class StoreWriter:
                 self.failure = exc
                 if self._room is not None:
                     self._room.set()
+                for feed in self._feeds:
+                    feed.fail()
                 return
+            if terminal:
+                self.terminal_stored = True
             if self._feeds:
                 stored = LiveBatch(last - len(batch) + 1, batch, events, terminal)
                 for feed in self._feeds:

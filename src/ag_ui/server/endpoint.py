@@ -27,7 +27,12 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ag_ui.core.capabilities import AgentCapabilities
-from ag_ui.core.errors import RequestRejectedError, StoreFullError, StoreUnavailableError
+from ag_ui.core.errors import (
+    AGUIValidationError,
+    RequestRejectedError,
+    StoreFullError,
+    StoreUnavailableError,
+)
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder import EventEncoder
@@ -42,19 +47,23 @@ from ag_ui.server._failures import (
     store_full,
     store_unavailable,
 )
+from ag_ui.server._guard import RunGuard
 from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, live_frames
 from ag_ui.server._request import (
+    DEFAULT_BODY_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE,
     check_content_type,
     check_declared_size,
     check_method,
-    parse_body,
+    rejection_for,
 )
 from ag_ui.server._response import Producer, Put, pump, stream_response
 from ag_ui.server._routing import SubResource, relative_path, serve_lifespan, sub_resource
 from ag_ui.server._runner import Agent, run_agent
+from ag_ui.server._sliced_parse import parse_run_input
 from ag_ui.server._store_writer import LiveFeed, StoreWriter
 from ag_ui.server._tap import Tap
+from ag_ui.server._time_limit import run_within
 from ag_ui.store import RunStore
 
 if TYPE_CHECKING:
@@ -78,9 +87,12 @@ class EndpointOptions(TypedDict, total=False):
     debug: bool
     keepalive: Optional[float]
     max_body_size: int
+    body_timeout: Optional[float]
+    max_messages: Optional[int]
     authorize: Optional[Authorize]
     store: Optional[RunStore]
     run_ttl: Optional[float]
+    run_timeout: Optional[float]
     principal: Principal
     public_thread_history: bool
     downgrade_older_clients: bool
@@ -121,6 +133,10 @@ class AgentEndpoint:
     * ``debug``: put the exception type and text in ``RUN_ERROR.message`` (never in production);
     * ``keepalive``: seconds of silence before an SSE comment is sent (``None`` or ``0``: never);
     * ``max_body_size``: bytes (default 10 MiB), larger requests get 413;
+    * ``body_timeout``: seconds (default 30) the client has to send the whole body; after that
+      it gets 408 and the connection is closed (``None``: no deadline);
+    * ``max_messages``: the most messages a request may carry (default: no limit but the body
+      size), more get 413 ``too_many_messages``;
     * ``authorize``: a hook (sync or async) given the Starlette ``Request`` before the body is
       read: raise ``RequestRejectedError`` (401/403) or return ``False`` (403) to refuse.
     * ``store``: a ``RunStore`` (``InMemoryRunStore()``, ``RedisRunStore(url)``) switches on
@@ -131,6 +147,9 @@ class AgentEndpoint:
       that fix. Without a store, a run lives and dies with its request.
     * ``run_ttl``: seconds a detached run may take before it is stopped with ``RUN_ERROR``
       (code ``run_expired``); default: 90% of the store's ``run_ttl``.
+    * ``run_timeout``: seconds any run may take, bound to its request or detached, before it is
+      stopped the same way (default ``None``: a request-bound run has no limit; a detached one
+      stops at the smaller of ``run_timeout`` and ``run_ttl``).
     * ``principal``: derives a run's owner from the ``authorize`` hook's return value
       (default ``default_principal``); a reconnect by another principal gets 404.
     * ``public_thread_history`` (default off): serve ``GET <path>/connect?threadId=`` to the
@@ -152,9 +171,12 @@ class AgentEndpoint:
         debug: bool = False,
         keepalive: Optional[float] = DEFAULT_KEEPALIVE,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        body_timeout: Optional[float] = DEFAULT_BODY_TIMEOUT,
+        max_messages: Optional[int] = None,
         authorize: Optional[Authorize] = None,
         store: Optional[RunStore] = None,
         run_ttl: Optional[float] = None,
+        run_timeout: Optional[float] = None,
         principal: Principal = default_principal,
         public_thread_history: bool = False,
         downgrade_older_clients: bool = True,
@@ -168,6 +190,8 @@ class AgentEndpoint:
         self.debug = debug
         self.keepalive = keepalive if keepalive and keepalive > 0 else None
         self.max_body_size = max_body_size
+        self.body_timeout = body_timeout if body_timeout and body_timeout > 0 else None
+        self.max_messages = max_messages
         self.access = AccessControl(authorize, principal)
         """Who may call the endpoints and who owns a run (shared with the connect endpoint)."""
         self.store = store
@@ -176,6 +200,9 @@ class AgentEndpoint:
         # before the store lets the run expire.
         store_ttl = float(getattr(store, "run_ttl", 3600))
         self.run_ttl = run_ttl if run_ttl is not None else 0.9 * store_ttl
+        self.run_timeout = run_timeout if run_timeout and run_timeout > 0 else None
+        if self.run_timeout is not None:
+            self.run_ttl = min(self.run_ttl, self.run_timeout)
         self.detached_runs = DetachedRuns()
         self.tap = Tap.from_option(tap)
         self._tap_announced = False
@@ -295,10 +322,14 @@ class AgentEndpoint:
             auth = await self.access.authorize(request)
             check_content_type(request.headers.get("content-type"))
             check_declared_size(request.headers, self.max_body_size)
-            body = await read_body(receive, self.max_body_size)
+            body = await read_body(receive, self.max_body_size, self.body_timeout)
             if body is None:
                 return  # the client left while sending
-            run_input = parse_body(body)
+            try:
+                run_input = await parse_run_input(body, max_messages=self.max_messages)
+            except AGUIValidationError as exc:
+                raise rejection_for(exc) from None
+            del body  # a large body is not kept for the length of the run
             encoder = EventEncoder(accept=request.headers.get("accept"))
             if self.store is not None:
                 key, feed = await self._create_detached(
@@ -331,16 +362,20 @@ class AgentEndpoint:
                 for event in events:
                     await put(encode(event))
 
-            enabled = self.downgrade_older_clients
-            await run_agent(
+            sink = downgrading_sink(encoding_sink, run_input, enabled=self.downgrade_older_clients)
+            guard = RunGuard(run_input, verify=self.verify)
+            run = functools.partial(
+                run_agent,
                 self.agent,
                 run_input,
-                downgrading_sink(encoding_sink, run_input, enabled=enabled),
+                sink,
                 verify=self.verify,
                 debug=self.debug,
                 auth=auth,
                 request=request,
+                guard=guard,
             )
+            await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
 
         return produce
 

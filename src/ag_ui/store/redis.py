@@ -11,8 +11,10 @@ Layout (``prefix`` defaults to ``agui:``):
   across workers racing to create).
 
 Every key expires: ``run_ttl`` while running, ``finished_ttl`` once finished. A connection
-failure raises ``StoreUnavailableError``; no call blocks for longer than ``block_seconds``
-(a wait for a free connection aside: at most ``pool_timeout``).
+failure raises ``StoreUnavailableError``, and so does a Redis that stops answering (a stalled or
+paused server keeps its sockets open): no command waits longer than ``block_seconds +
+operation_timeout`` for its answer (a wait for a free connection before it aside: at most
+``pool_timeout``).
 
 Connections: two pools of at most ``max_connections`` each (default 100), one for commands and
 one for readers waiting on the live tail (a blocking ``XREAD`` holds its connection for up to
@@ -66,8 +68,13 @@ def _position(entry_id: bytes | str) -> int:
 class RedisRunStore(RunStore):
     """Runs in Redis Streams, shared by every worker that points at the same Redis.
 
-    ``max_connections`` and ``pool_timeout`` size its connection pools (module docstring);
-    with ``client=`` the store uses that client and its pool for everything, as they are.
+    ``block_seconds`` (default 1): how long a reader's blocking ``XREAD`` waits for new events
+    before it looks again. ``operation_timeout`` (default 5): a command with no answer within
+    ``block_seconds + operation_timeout`` seconds fails with ``StoreUnavailableError`` (a
+    stalled Redis keeps its sockets open, so only a timeout notices it). ``max_connections``
+    (default 100) and ``pool_timeout`` (default 30) size its two connection pools (module
+    docstring). With ``client=`` the store uses that client and its pool for everything, as
+    they are.
     """
 
     def __init__(
@@ -81,15 +88,19 @@ class RedisRunStore(RunStore):
         finished_ttl: float = 600.0,
         run_ttl: float = 3600.0,
         block_seconds: float = 1.0,
+        operation_timeout: float = 5.0,
         max_connections: int = 100,
         pool_timeout: float = 30.0,
     ) -> None:
+        if operation_timeout <= 0:
+            raise ValueError(f"operation_timeout must be > 0 seconds, got {operation_timeout!r}")
         if max_connections < 1:
             raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
         if pool_timeout <= 0:
             raise ValueError(f"pool_timeout must be more than 0 seconds, got {pool_timeout!r}")
         self.max_connections = max_connections
         self.pool_timeout = pool_timeout
+        self.operation_timeout = operation_timeout
         self._owns_client = client is None
         self._redis: aioredis.Redis = client or self._pooled(url, block_seconds)
         self._tail: aioredis.Redis = client or self._pooled(url, block_seconds)
@@ -103,12 +114,14 @@ class RedisRunStore(RunStore):
 
     def _pooled(self, url: str, block_seconds: float) -> aioredis.Redis:
         """A client with a pool of its own that waits for a free connection."""
+        # The socket timeout bounds every command; a blocking XREAD waits up to block_seconds
+        # by design, so each command gets that much plus operation_timeout.
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=self.max_connections,
             timeout=self.pool_timeout,
-            socket_connect_timeout=2,
-            socket_timeout=block_seconds + 5,
+            socket_connect_timeout=min(2.0, self.operation_timeout),
+            socket_timeout=block_seconds + self.operation_timeout,
         )
         return aioredis.Redis.from_pool(pool)  # the client owns the pool and closes it
 

@@ -19,7 +19,6 @@ the index of the event (as received, chunks counted once) and the fix.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -33,7 +32,6 @@ from ag_ui.core.errors import (
     PatchError,
     ProtocolError,
 )
-from ag_ui.core.events import EventType
 from ag_ui.testing.rules import Severity, rule
 
 __all__ = ["Finding", "StreamGrader", "Verification", "grade_events"]
@@ -166,12 +164,12 @@ class StreamGrader:
         self._index = 0
         self._stopped = False
         self._current_index = 0
-        self._tool_args: dict[str, list[str]] = {}
         self._pipeline = EventPipeline(
             messages=messages,
             state=state,
             strict_end=strict_end,
             on_patch_error=self._patch_failed,
+            on_tool_arguments=self._tool_arguments,
         )
 
     @property
@@ -191,7 +189,7 @@ class StreamGrader:
             return
         self._current_index = index
         try:
-            expanded = self._pipeline.feed(event)
+            self._pipeline.feed(event)
         except ProtocolError as exc:
             self._stop(exc, exc.rule or "R3", str(exc), index, _type_name(event))
             return
@@ -201,8 +199,6 @@ class StreamGrader:
         except AGUIError as exc:
             self._stop(exc, "wire.schema", str(exc), index, _type_name(event))
             return
-        for item in expanded:
-            self._track_tool_args(item, index)
 
     def skipped(self, description: str, index: Optional[int] = None) -> None:
         """An event of a type this SDK does not know was skipped (a warning)."""
@@ -266,31 +262,11 @@ class StreamGrader:
             )
         )
 
-    def _track_tool_args(self, event: Any, index: int) -> None:
-        kind = event.type
-        if kind == EventType.TOOL_CALL_START:
-            self._tool_args[event.tool_call_id] = []
-        elif kind == EventType.TOOL_CALL_ARGS:
-            self._tool_args.setdefault(event.tool_call_id, []).append(event.delta)
-        elif kind == EventType.TOOL_CALL_END:
-            pieces = self._tool_args.pop(event.tool_call_id, [])
-            arguments = "".join(pieces)
-            if not arguments:
-                return  # a tool without arguments
-            try:
-                json.loads(arguments)
-            except json.JSONDecodeError as exc:
-                shown = arguments if len(arguments) <= 120 else arguments[:117] + "..."
-                self.findings.append(
-                    Finding(
-                        "tool.args-json",
-                        f"the arguments of tool call {event.tool_call_id!r} "
-                        f"({len(pieces)} TOOL_CALL_ARGS) are not JSON ({exc.msg} at "
-                        f"character {exc.pos}): {shown!r}",
-                        index,
-                        _type_name(event),
-                    )
-                )
+    def _tool_arguments(self, problem: str) -> None:
+        # The verifier's check (ag_ui.verify.tool_arguments_problem), reported as a finding.
+        self.findings.append(
+            Finding("tool.args-json", problem, self._current_index, "TOOL_CALL_END")
+        )
 
 
 def grade_events(

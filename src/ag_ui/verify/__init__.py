@@ -5,6 +5,10 @@
 - ``ChunkExpander``: ``*_CHUNK`` events -> start/content/end.
 - ``compact_events``: a shorter stream that applies to the same messages and state.
 - ``reject_optional_nulls``: the TypeScript client's "no null on optional fields" check.
+- ``tool_arguments_problem`` / ``ToolArgumentsWarning``: tool-call arguments that are not JSON
+  (legal; the verifier warns).
+- ``ForwardCompatibilityWarning``: an open union's member of a newer protocol (an outcome
+  type, a JSON Patch op) was kept and skipped.
 - ``StreamVerifier``: translation -> null checks -> expansion -> verification, in that order,
   as every consumer runs them (the client, the server's guard, ``agui verify``).
 
@@ -22,9 +26,11 @@ from ag_ui.verify._chunk_streams import ChunkTransformWarning
 from ag_ui.verify._chunks import ChunkExpander
 from ag_ui.verify._compact import compact_events
 from ag_ui.verify._compat import CompatibilityTranslator, CompatibilityWarning
+from ag_ui.verify._forward import ForwardCompatibilityWarning
 from ag_ui.verify._nulls import reject_optional_nulls
 from ag_ui.verify._stream import verify_events
 from ag_ui.verify._stream_verifier import StreamVerifier
+from ag_ui.verify._tool_args import ToolArgumentsWarning, tool_arguments_problem
 from ag_ui.verify._verifier import EventVerifier
 
 __all__ = [
@@ -35,10 +41,13 @@ __all__ = [
     "CompatibilityWarning",
     "EventSequenceError",
     "EventVerifier",
+    "ForwardCompatibilityWarning",
     "ProtocolError",
     "StreamVerifier",
+    "ToolArgumentsWarning",
     "UnterminatedRunError",
     "compact_events",
     "reject_optional_nulls",
+    "tool_arguments_problem",
     "verify_events",
 ]

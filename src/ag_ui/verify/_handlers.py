@@ -35,6 +35,7 @@ from ag_ui.core.events import (
 )
 from ag_ui.verify._lifecycle_rules import LifecycleRules
 from ag_ui.verify._ownership import owner_label
+from ag_ui.verify._tool_args import tool_arguments_problem
 
 __all__ = ["Handlers"]
 
@@ -49,7 +50,8 @@ def _fail(rule: str, event_type: str, message: str, **ids: Any) -> NoReturn:
 
 class Handlers(LifecycleRules):
     open_text: dict[str, None]
-    open_tool_calls: dict[str, None]
+    open_tool_calls: dict[str, list[str]]  # each open call's TOOL_CALL_ARGS deltas
+    on_tool_arguments: Callable[[str], None]
     open_reasoning_spans: dict[str, None]
     open_reasoning_messages: dict[str, None]
 
@@ -184,7 +186,7 @@ class Handlers(LifecycleRules):
                 )
         else:
             bucket[call_id] = tag if tag is not None or not parent_known else inherited
-        self.open_tool_calls[call_id] = None
+        self.open_tool_calls[call_id] = []
 
     def _tool_continue(self, event: Union[ToolCallArgsEvent, ToolCallEndEvent]) -> None:
         call_id = event.tool_call_id
@@ -212,7 +214,12 @@ class Handlers(LifecycleRules):
                 self.owners.tool_call, tag, call_id, "tool call", event_type_name(event)
             )
         if isinstance(event, ToolCallEndEvent):
-            del self.open_tool_calls[call_id]
+            pieces = self.open_tool_calls.pop(call_id)
+            problem = tool_arguments_problem(call_id, "".join(pieces), len(pieces))
+            if problem is not None:  # legal, as for the TypeScript client; said, not refused
+                self.on_tool_arguments(problem)
+        else:
+            self.open_tool_calls[call_id].append(event.delta)
 
     def _tool_result(self, event: ToolCallResultEvent) -> None:
         # C4: a creation event; the minted tool message's owner is recorded (newest wins).

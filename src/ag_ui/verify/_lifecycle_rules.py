@@ -18,6 +18,8 @@ from ag_ui.core.events import (
     SubagentFinishedEvent,
     SubagentStartedEvent,
 )
+from ag_ui.core.outcomes import UnknownOutcome
+from ag_ui.verify._forward import warn_unknown
 from ag_ui.verify._nulls import explicit_null, null_error
 from ag_ui.verify._ownership import Owners
 
@@ -117,6 +119,9 @@ class LifecycleRules:
                     null_error("N2", name, wire, {"subagent_run_id": event.subagent_run_id})
         outcome = getattr(event, "outcome", None)
         if outcome is None:
+            return
+        if isinstance(outcome, UnknownOutcome):  # kept, warned about, counts as none
+            warn_unknown(f"{name}: outcome type {outcome.type!r} is not one this SDK knows")
             return
         kind = _field(outcome, "type", "type")
         if kind not in ("success", "suspended"):

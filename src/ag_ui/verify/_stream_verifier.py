@@ -45,7 +45,9 @@ class StreamVerifier:
     refuses explicit nulls on optional fields, before expansion and in the verifier (turn it
     off for events built in Python, which serialize ``None`` as absent anyway); ``verify``
     runs the sequence verifier (``EventVerifier``; off, the events are only expanded);
-    ``strict_end`` makes ``finish()`` refuse a stream that stopped inside a run.
+    ``strict_end`` makes ``finish()`` refuse a stream that stopped inside a run;
+    ``on_tool_arguments`` is told about tool-call arguments that are not JSON (default: a
+    ``ToolArgumentsWarning``; see ``EventVerifier``).
 
     Errors are the stages' own: ``AGUIValidationError`` for a forbidden null,
     ``ChunkExpansionError``, ``EventSequenceError``, ``UnterminatedRunError``. After one, the
@@ -68,13 +70,20 @@ class StreamVerifier:
         strict_end: bool = True,
         id_factory: Optional[Callable[[], str]] = None,
         observer: Optional[StageObserver] = None,
+        on_tool_arguments: Optional[Callable[[str], None]] = None,
     ) -> None:
         self.compatibility = (
             CompatibilityTranslator(id_factory=id_factory) if compatibility else None
         )
         self.chunks = ChunkExpander()
         self.verifier = (
-            EventVerifier(strict_end=strict_end, null_checks=null_checks) if verify else None
+            EventVerifier(
+                strict_end=strict_end,
+                null_checks=null_checks,
+                on_tool_arguments=on_tool_arguments,
+            )
+            if verify
+            else None
         )
         self.null_checks = null_checks
         self._observer = observer

@@ -21,9 +21,12 @@ from ag_ui.core.events import (
     RunFinishedEvent,
     RunStartedEvent,
 )
+from ag_ui.core.outcomes import UnknownOutcome
+from ag_ui.verify._forward import warn_unknown
 from ag_ui.verify._handlers import Handlers
 from ag_ui.verify._nulls import check_message_nulls, explicit_null, null_error
 from ag_ui.verify._ownership import Owners
+from ag_ui.verify._tool_args import warn_tool_arguments
 
 __all__ = ["EventVerifier"]
 
@@ -36,6 +39,9 @@ class EventVerifier(Handlers):
     stream that stopped inside a run raises ``UnterminatedRunError``; ``strict_end=False`` accepts
     it, like the TypeScript client does. Several sequential runs may share one stream.
 
+    Tool-call arguments that are not JSON are legal (as for the TypeScript client) but said:
+    ``on_tool_arguments`` gets the message (default: a ``ToolArgumentsWarning``).
+
     ``null_checks`` applies §5.2 to fields given explicitly as ``null``/``None``. Keep it on for
     events parsed from the wire; a Python producer passing ``subagent_run_id=None`` (which is
     serialized as absent anyway) may turn it off.
@@ -47,12 +53,19 @@ class EventVerifier(Handlers):
     >>> verifier.finish()
     """
 
-    def __init__(self, *, strict_end: bool = True, null_checks: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        strict_end: bool = True,
+        null_checks: bool = True,
+        on_tool_arguments: Optional[Callable[[str], None]] = None,
+    ) -> None:
         self.strict_end = strict_end
         self.null_checks = null_checks
+        self.on_tool_arguments = on_tool_arguments or warn_tool_arguments
         self.owners = Owners()
         self.open_text: dict[str, None] = {}
-        self.open_tool_calls: dict[str, None] = {}
+        self.open_tool_calls: dict[str, list[str]] = {}
         self.open_reasoning_spans: dict[str, None] = {}
         self.open_reasoning_messages: dict[str, None] = {}
         self.open_steps: dict[Optional[str], dict[str, None]] = {}
@@ -189,6 +202,9 @@ class EventVerifier(Handlers):
         self._run_errored = True
 
     def _run_finished_event(self, event: RunFinishedEvent) -> None:
+        outcome = event.outcome
+        if isinstance(outcome, UnknownOutcome):  # kept, warned about, counts as none
+            warn_unknown(f"RUN_FINISHED: outcome type {outcome.type!r} is not one this SDK knows")
         if self.null_checks:
             outcome = getattr(event, "outcome", None)
             if getattr(outcome, "type", None) == "interrupt":

@@ -1,0 +1,97 @@
+"""Lone UTF-16 surrogates: written as JSON escapes, replaced where UTF-8 is required.
+
+A Python ``str`` may hold a lone surrogate code point (``"\\ud83d"``): ``json.loads`` gives one
+for the escape ``JSON.stringify`` writes when a string is cut inside an emoji, and an agent that
+relays a provider's JSON passes it on. UTF-8 has no form for it, so pydantic refuses to write
+it. This module is the one rule for every writer:
+
+- JSON (SSE, stores, recordings) writes it as the escape it came as (``\\ud83d``), so a
+  reader gets the same string back (and a JavaScript reader joins two halves into the emoji);
+- protobuf, whose strings must be UTF-8, writes U+FFFD, as the TypeScript encoder does;
+- the reducer joins the two halves of an emoji cut across two deltas (``join_text``), as
+  concatenating JavaScript strings does.
+
+Both run only after the fast serializer refused a value: no cost on the common path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
+__all__ = [
+    "escape_lone_surrogates",
+    "escaped_json",
+    "has_lone_surrogate",
+    "join_text",
+    "replace_lone_surrogates",
+    "wire_json",
+]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """True when ``text`` holds a surrogate code point (which has no UTF-8 form)."""
+    return _SURROGATE.search(text) is not None
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def escape_lone_surrogates(json_text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with each surrogate code point
+    written as its escape, so that it can be encoded as UTF-8 (printed, written to a file)."""
+    return _SURROGATE.sub(_escape, json_text)
+
+
+def wire_json(model: BaseModel) -> bytes:
+    """Compact wire JSON of ``model`` (camelCase, its serialization rules); a lone surrogate
+    is written as its ``\\uXXXX`` escape instead of failing."""
+    serializer = model.__pydantic_serializer__
+    try:
+        return serializer.to_json(model, by_alias=True)
+    except PydanticSerializationError as exc:
+        return escaped_json(model, exc)
+
+
+def escaped_json(model: BaseModel, error: PydanticSerializationError) -> bytes:
+    """The fallback of ``wire_json`` once the fast serializer raised ``error``: the same JSON
+    values, with surrogates escaped; ``error`` again when they were not the problem."""
+    import json  # only here: the common path never needs it
+
+    try:
+        value = model.__pydantic_serializer__.to_python(model, by_alias=True, mode="json")
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (PydanticSerializationError, ValueError, TypeError):
+        raise error from None
+    if not has_lone_surrogate(text):
+        raise error
+    # Outside strings JSON holds only ASCII, so every surrogate found is inside a string.
+    return _SURROGATE.sub(_escape, text).encode()
+
+
+def replace_lone_surrogates(value: Any) -> Any:
+    """A copy of ``value`` (JSON-like: dicts, lists, strings) with each surrogate code point
+    replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {replace_lone_surrogates(k): replace_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [replace_lone_surrogates(v) for v in value]
+    return value
+
+
+def join_text(head: str, tail: str) -> str:
+    """``head + tail``, with a high surrogate ending ``head`` and a low one starting ``tail``
+    joined into the one code point they encode (a JavaScript string is UTF-16: there the two
+    halves of a cut emoji simply meet again)."""
+    if head and tail and "\udc00" <= tail[0] <= "\udfff" and "\ud800" <= head[-1] <= "\udbff":
+        joined = 0x10000 + ((ord(head[-1]) - 0xD800) << 10) + (ord(tail[0]) - 0xDC00)
+        return head[:-1] + chr(joined) + tail[1:]
+    return head + tail
