@@ -151,7 +151,8 @@ def test_the_sync_client_reconnects_and_connects() -> None:
 def test_connect_keeps_the_agent_urls_query_after_the_connect_path() -> None:
     # An agent URL with a query (an API version, a deployment): the connect request goes to
     # <path>/connect?<query>, not to <path>?<query>/connect (which reached the run endpoint).
-    app = create_app(make_story_agent(), store=InMemoryRunStore(), keepalive=None)
+    store = InMemoryRunStore()
+    app = create_app(make_story_agent(), store=store, keepalive=None, public_thread_history=True)
     with serve(app) as url:
         with SyncHttpAgent(f"{url}/agent?v=1", thread_id="t1") as agent:
             assert agent.run_agent(run_id="r1").finished
