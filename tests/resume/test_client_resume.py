@@ -34,7 +34,7 @@ async def reference(app: Any) -> HttpAgent:
 
 
 async def test_connect_agent_attaches_to_a_run_by_key_last_id_or_thread() -> None:
-    app = create_app(story_agent, store=InMemoryRunStore())
+    app = create_app(story_agent, store=InMemoryRunStore(), public_thread_history=True)
     async with lifespan(app):
         ref = await reference(app)
         key = (await _post(app)).headers["ag-ui-resume-key"]
@@ -136,7 +136,8 @@ def test_backoff_grows_and_is_capped() -> None:
 
 
 def test_the_sync_client_reconnects_and_connects() -> None:
-    app = create_app(make_story_agent(), store=InMemoryRunStore(), keepalive=None)
+    store = InMemoryRunStore()
+    app = create_app(make_story_agent(), store=store, keepalive=None, public_thread_history=True)
     with serve(app) as url, SyncHttpAgent(f"{url}/agent", thread_id="t1") as agent:
         result = agent.run_agent(run_id="r1")
         assert result.finished
@@ -150,7 +151,8 @@ def test_the_sync_client_reconnects_and_connects() -> None:
 def test_connect_keeps_the_agent_urls_query_after_the_connect_path() -> None:
     # An agent URL with a query (an API version, a deployment): the connect request goes to
     # <path>/connect?<query>, not to <path>?<query>/connect (which reached the run endpoint).
-    app = create_app(make_story_agent(), store=InMemoryRunStore(), keepalive=None)
+    store = InMemoryRunStore()
+    app = create_app(make_story_agent(), store=store, keepalive=None, public_thread_history=True)
     with serve(app) as url:
         with SyncHttpAgent(f"{url}/agent?v=1", thread_id="t1") as agent:
             assert agent.run_agent(run_id="r1").finished

@@ -67,7 +67,7 @@ class Server:
 
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
-    server = Server()
+    server = Server(public_thread_history=True)
     async with lifespan(server.app), server.http:
         yield server
 
@@ -177,7 +177,8 @@ async def test_connect_needs_a_target_and_get(server: Server) -> None:
 
 async def test_unknown_and_expired_runs_are_the_same_404() -> None:
     now = [1000.0]
-    server = Server(store=InMemoryRunStore(finished_ttl=60, clock=lambda: now[0]))
+    store = InMemoryRunStore(finished_ttl=60, clock=lambda: now[0])
+    server = Server(store=store, public_thread_history=True)
     async with lifespan(server.app), server.http:
         key = (await server.run()).headers["ag-ui-resume-key"]
         assert (await server.connect(params={"runKey": key})).status_code == 200
@@ -256,7 +257,8 @@ async def test_a_trimmed_position_ends_the_stream_with_history_trimmed() -> None
         {
             "type": "RUN_ERROR",
             "message": f"run {key!r}: events after position 0 are no longer stored "
-            "(oldest kept is 3); raise max_events_per_run to keep more",
+            "(oldest kept is 3); raise the store's max_events_per_run (or an "
+            "InMemoryRunStore's max_bytes) to keep more",
             "code": "history_trimmed",
         }
     ]

@@ -305,7 +305,7 @@ def test_a_thread_reconnect_compacts_history_then_follows_the_running_run() -> N
                     await anyio.sleep(0.005)
                 await message.send("c")
 
-    app = create_app(agent, store=InMemoryRunStore(), keepalive=None)
+    app = create_app(agent, store=InMemoryRunStore(), keepalive=None, public_thread_history=True)
     with serve(app) as url, httpx.Client(timeout=10) as http:
         key_1 = http.post(f"{url}/agent", json=BODY).headers["ag-ui-resume-key"]
         with http.stream("POST", f"{url}/agent", json={**BODY, "runId": "r2"}) as running:

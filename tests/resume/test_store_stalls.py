@@ -111,7 +111,7 @@ async def test_a_stalled_redis_ends_the_run_and_every_reader_with_store_unavaila
         )
 
     store = new_store()
-    endpoint = AgentEndpoint(agent, store=store, keepalive=1.0)
+    endpoint = AgentEndpoint(agent, store=store, keepalive=1.0, public_thread_history=True)
 
     @asynccontextmanager
     async def lifespan(app: object) -> AsyncIterator[None]:
@@ -216,7 +216,7 @@ async def test_a_run_stored_as_finished_without_its_terminal_event_is_replayed_w
     else:
         redis: RedisServer = request.getfixturevalue("redis_server")
         store = RedisRunStore(redis.url, prefix=f"cut{free_port()}:", block_seconds=0.2)
-    endpoint = AgentEndpoint(agent, store=store, keepalive=None)
+    endpoint = AgentEndpoint(agent, store=store, keepalive=None, public_thread_history=True)
     started = RunStartedEvent(thread_id="t", run_id="r")
 
     @asynccontextmanager

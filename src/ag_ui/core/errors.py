@@ -573,7 +573,8 @@ class RunNotFoundError(_KeyedStoreError):
 
 
 class HistoryTrimmedError(_KeyedStoreError):
-    """The events after the requested position were trimmed (per-run event bound)."""
+    """The events after the requested position were trimmed (the per-run event bound, or the
+    in-memory store's byte budget)."""
 
     def __init__(self, key: str, position: int, oldest: int) -> None:
         self.key = key
@@ -581,7 +582,8 @@ class HistoryTrimmedError(_KeyedStoreError):
         self.oldest = oldest
         super().__init__(
             f"run {key!r}: events after position {position} are no longer stored "
-            f"(oldest kept is {oldest}); raise max_events_per_run to keep more"
+            f"(oldest kept is {oldest}); raise the store's max_events_per_run (or an "
+            "InMemoryRunStore's max_bytes) to keep more"
         )
 
 

@@ -8,7 +8,10 @@ What to read (first match wins):
 4. ``?threadId=<thread id>``: every stored run of the thread the caller owns, each compacted
    (``ag_ui.verify.compact_events``), then the live tail of those still running.
 
-Unknown, expired and not-yours runs are one and the same 404; a malformed id is a 400.
+Unknown, expired and not-yours runs are one and the same 404; a malformed id is a 400. Thread
+ids are chosen by clients, so a thread's history would be anyone's to read under the anonymous
+principal: for anonymous callers it is refused (403 ``thread_history_not_public``) unless the
+endpoint was built with ``public_thread_history=True``.
 """
 
 from __future__ import annotations
@@ -21,16 +24,23 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from ag_ui.core._aiter import closing
-from ag_ui.core.errors import RequestRejectedError, RunNotFoundError, StoreUnavailableError
+from ag_ui.core.errors import (
+    HistoryTrimmedError,
+    RequestRejectedError,
+    RunNotFoundError,
+    StoreUnavailableError,
+)
 from ag_ui.core.events import Event, EventType, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._access import AccessControl
 from ag_ui.server._asgi import send_error
 from ag_ui.server._failures import (
+    history_trimmed,
     run_end_lost,
     run_not_found,
     store_lost,
     store_unavailable,
+    thread_history_not_public,
     thread_run_expired,
 )
 from ag_ui.server._replay import (
@@ -77,14 +87,21 @@ class _ThreadRun(NamedTuple):
 class ConnectEndpoint:
     """The ASGI endpoint for ``GET <path>/connect`` (``AgentEndpoint.routes`` mounts it): the
     runs of ``store``, to the callers ``access`` admits, with keepalives every ``keepalive``
-    seconds (``None``: never)."""
+    seconds (``None``: never); ``public_thread_history``: anonymous callers may read the
+    anonymous runs of a thread (off: they get 403)."""
 
     def __init__(
-        self, store: RunStore, access: AccessControl, *, keepalive: Optional[float]
+        self,
+        store: RunStore,
+        access: AccessControl,
+        *,
+        keepalive: Optional[float],
+        public_thread_history: bool = False,
     ) -> None:
         self._store = store
         self._access = access
         self._keepalive = keepalive
+        self._public_thread_history = public_thread_history
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
@@ -123,6 +140,9 @@ class ConnectEndpoint:
 
     async def _thread_runs(self, thread_id: str, principal: Optional[str]) -> list[_ThreadRun]:
         """The caller's runs of the thread, oldest first."""
+        if principal is None and not self._public_thread_history:
+            # Before the store is asked: the answer must not depend on whether the thread exists.
+            raise thread_history_not_public()
         runs = []
         for key in await self._store.thread_runs(thread_id):
             try:
@@ -144,7 +164,7 @@ class ConnectEndpoint:
         for key, last, finished in runs:
             try:
                 events = await self._events_until(key, last)
-            except (StoreUnavailableError, RunNotFoundError) as exc:
+            except (StoreUnavailableError, RunNotFoundError, HistoryTrimmedError) as exc:
                 yield frame(encoder, _history_lost(exc), None, 0)
                 return
             compacted = _terminal_last(compact_events(events))
@@ -188,6 +208,8 @@ def _terminal_last(events: list[Event]) -> list[Event]:
 def _history_lost(exc: Exception) -> RunErrorEvent:
     if isinstance(exc, StoreUnavailableError):
         return store_lost("thread")
+    if isinstance(exc, HistoryTrimmedError):  # a run's opening events were trimmed
+        return history_trimmed(exc)
     return thread_run_expired()
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "store_full",
     "store_lost",
     "store_unavailable",
+    "thread_history_not_public",
     "thread_run_expired",
 ]
 
@@ -113,6 +114,18 @@ def store_full() -> RequestRejectedError:
         "store_full",
         "too many runs in progress; retry later",
         headers={"retry-after": "1"},
+    )
+
+
+def thread_history_not_public() -> RequestRejectedError:
+    """``?threadId=`` from the anonymous principal while thread history is private."""
+    return RequestRejectedError(
+        403,
+        "thread_history_not_public",
+        "thread history is not served to anonymous callers: thread ids are chosen by clients, "
+        "so anyone could read anyone's thread. Add an authorize hook that names the caller "
+        "(each principal then reads only its own runs), or build the endpoint with "
+        "public_thread_history=True to serve the anonymous runs of a thread to anyone",
     )
 
 

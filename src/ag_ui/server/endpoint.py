@@ -94,6 +94,7 @@ class EndpointOptions(TypedDict, total=False):
     run_ttl: Optional[float]
     run_timeout: Optional[float]
     principal: Principal
+    public_thread_history: bool
     downgrade_older_clients: bool
     tap: Union[bool, Tap, None]
 
@@ -151,6 +152,9 @@ class AgentEndpoint:
       stops at the smaller of ``run_timeout`` and ``run_ttl``).
     * ``principal``: derives a run's owner from the ``authorize`` hook's return value
       (default ``default_principal``); a reconnect by another principal gets 404.
+    * ``public_thread_history`` (default off): serve ``GET <path>/connect?threadId=`` to the
+      anonymous principal (no hook, or a hook returning ``None``/``True``); off, such a
+      request gets 403 ``thread_history_not_public`` (thread ids are chosen by clients).
     * ``downgrade_older_clients`` (default on): a client declaring a protocol before 1.0 (or
       none) gets output its era understands (docs/server.md, "Older clients").
     * ``tap`` (default off; a development aid): ``True`` or a ``Tap`` lets ``agui inspect``
@@ -174,6 +178,7 @@ class AgentEndpoint:
         run_ttl: Optional[float] = None,
         run_timeout: Optional[float] = None,
         principal: Principal = default_principal,
+        public_thread_history: bool = False,
         downgrade_older_clients: bool = True,
         tap: Union[bool, Tap, None] = None,
     ) -> None:
@@ -190,6 +195,7 @@ class AgentEndpoint:
         self.access = AccessControl(authorize, principal)
         """Who may call the endpoints and who owns a run (shared with the connect endpoint)."""
         self.store = store
+        self.public_thread_history = public_thread_history
         # By default a little under the store's own limit, so the run's RUN_ERROR is stored
         # before the store lets the run expire.
         store_ttl = float(getattr(store, "run_ttl", 3600))
@@ -432,7 +438,12 @@ class AgentEndpoint:
         it for you)."""
         if self.store is None:
             raise RuntimeError("the connect endpoint needs a store: AgentEndpoint(store=...)")
-        return ConnectEndpoint(self.store, self.access, keepalive=self.keepalive)
+        return ConnectEndpoint(
+            self.store,
+            self.access,
+            keepalive=self.keepalive,
+            public_thread_history=self.public_thread_history,
+        )
 
 
 def _not_found(message: str) -> ASGIApp:

@@ -1,10 +1,26 @@
-"""In-memory run store: the default, one process, no extra service, bounded everywhere."""
+"""In-memory run store: the default, one process, no extra service, bounded everywhere.
+
+Memory is bounded by a byte budget (``max_bytes``) as well as by counts: without it, a few runs
+of large events stayed resident for ``finished_ttl`` (15 runs of 20 MiB: +318 MiB), and the
+count bounds alone allowed more than 10 GB. The store counts what it holds itself, the wire JSON
+of every stored event plus a fixed charge per event for the bytes object and its slot, and
+keeps the total within the budget:
+
+1. over the budget, finished runs are evicted, oldest first (and a new run evicts them down to
+   ``LIVE_SHARE`` of the budget);
+2. a new run is refused (``StoreFullError``: 503 ``store_full``) while the running runs alone
+   hold more than ``LIVE_SHARE`` of the budget, the rest being room for them to grow;
+3. a running run that would still take the total over the budget keeps running and streaming,
+   but its own oldest events are trimmed (as ``max_events_per_run`` does): a reader behind them
+   gets ``HistoryTrimmedError``. Its newest event is always kept, so one event larger than the
+   whole budget is the only way past it.
+"""
 
 from __future__ import annotations
 
 import itertools
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Optional
@@ -21,7 +37,21 @@ from ag_ui.core.events import Event
 from ag_ui.encoder.encoder import event_to_json
 from ag_ui.store._base import RunRecord, RunStore, StoredEvent
 
-__all__ = ["InMemoryRunStore"]
+__all__ = ["DEFAULT_MAX_BYTES", "EVENT_OVERHEAD", "LIVE_SHARE", "InMemoryRunStore"]
+
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+"""The default byte budget of an ``InMemoryRunStore`` (256 MiB)."""
+
+EVENT_OVERHEAD = 48
+"""Bytes charged per stored event on top of its JSON: a bytes object's header (33 bytes on
+64-bit CPython) and its deque slot (8), rounded up."""
+
+LIVE_SHARE = 0.9
+"""New runs are refused while running runs hold more than this share of ``max_bytes``."""
+
+
+def _cost(payload: bytes) -> int:
+    return len(payload) + EVENT_OVERHEAD
 
 
 @dataclass
@@ -32,6 +62,7 @@ class _Run:
     # to walk (a long run would otherwise slow every collection); parsed again when read.
     events: deque[bytes] = field(default_factory=deque)
     first_position: int = 1  # position of events[0]; grows when the bound trims old events
+    size: int = 0  # what the events cost against the byte budget (``_cost`` of each)
     finished_at: Optional[float] = None
     # Replaced on every change; readers wait on the one they saw (no lost wake-ups).
     changed: anyio.Event = field(default_factory=anyio.Event)
@@ -44,11 +75,21 @@ class _Run:
         changed, self.changed = self.changed, anyio.Event()
         changed.set()
 
+    def trim_oldest(self) -> int:
+        """Drop the oldest event; returns what it cost."""
+        cost = _cost(self.events.popleft())
+        self.first_position += 1
+        self.size -= cost
+        return cost
+
 
 class InMemoryRunStore(RunStore):
     """Runs kept in this process.
 
     Bounds: ``max_runs`` (the oldest finished run is evicted first, never a running one),
+    ``max_bytes`` (a byte budget for the stored events, default 256 MiB: finished runs are
+    evicted oldest first, new runs are refused while running runs hold 90% of it, a running run
+    that outgrows it loses its oldest events; see the module's docstring),
     ``max_events_per_run`` (older events are trimmed), ``finished_ttl`` seconds a finished run
     stays readable, ``run_ttl`` seconds a run may stay unfinished before it counts as expired.
     """
@@ -57,6 +98,7 @@ class InMemoryRunStore(RunStore):
         self,
         *,
         max_runs: int = 1000,
+        max_bytes: int = DEFAULT_MAX_BYTES,
         max_events_per_run: int = 100_000,
         finished_ttl: float = 600.0,
         run_ttl: float = 3600.0,
@@ -64,12 +106,27 @@ class InMemoryRunStore(RunStore):
     ) -> None:
         if max_runs < 1 or max_events_per_run < 1:
             raise ValueError("max_runs and max_events_per_run must be at least 1")
+        if max_bytes < 1:
+            raise ValueError(f"max_bytes must be at least 1 (bytes), got {max_bytes!r}")
         self.max_runs = max_runs
+        self.max_bytes = max_bytes
         self.max_events_per_run = max_events_per_run
         self.finished_ttl = finished_ttl
         self.run_ttl = run_ttl
         self._clock = clock
         self._runs: dict[str, _Run] = {}  # insertion order = creation order
+        self._finished: OrderedDict[str, None] = OrderedDict()  # in the order they finished
+        self._bytes = 0  # the cost of every stored event (``_cost``), all runs together
+
+    @property
+    def stored_bytes(self) -> int:
+        """What the stored events cost against ``max_bytes`` now."""
+        return self._bytes
+
+    @property
+    def live_bytes(self) -> int:
+        """The part of ``stored_bytes`` held by runs still running."""
+        return self._bytes - sum(self._runs[key].size for key in self._finished)
 
     def _expired(self, run: _Run, now: float) -> bool:
         if run.finished_at is not None:
@@ -83,7 +140,28 @@ class InMemoryRunStore(RunStore):
 
     def _drop(self, key: str) -> None:
         run = self._runs.pop(key)
+        self._finished.pop(key, None)
+        self._bytes -= run.size
         run.notify()  # readers of an evicted run wake up and see it is gone
+
+    def _evict_finished_until(self, within: int) -> None:
+        """Evict finished runs, oldest first, until the events cost at most ``within``."""
+        while self._bytes > within and self._finished:
+            self._drop(next(iter(self._finished)))
+
+    def _store(self, run: _Run, payloads: list[bytes]) -> None:
+        """Append to ``run``, then bring the store back within its bounds."""
+        run.events.extend(payloads)
+        added = sum(map(len, payloads)) + EVENT_OVERHEAD * len(payloads)
+        run.size += added
+        self._bytes += added
+        for _ in range(max(len(run.events) - self.max_events_per_run, 0)):
+            self._bytes -= run.trim_oldest()
+        if self._bytes > self.max_bytes:
+            self._evict_finished_until(self.max_bytes)
+            # Only running runs are left: the one growing pays, never another one.
+            while self._bytes > self.max_bytes and len(run.events) > 1:
+                self._bytes -= run.trim_oldest()
 
     def _live(self, key: str) -> _Run:
         run = self._runs.get(key)
@@ -98,14 +176,19 @@ class InMemoryRunStore(RunStore):
         if key in self._runs:
             raise ValueError(f"run {key!r} already exists")
         if len(self._runs) >= self.max_runs:
-            finished = [rid for rid, run in self._runs.items() if run.finished_at is not None]
-            if not finished:
+            if not self._finished:
                 raise StoreFullError(
                     f"all {self.max_runs} run slots hold running runs; "
                     "retry later or raise max_runs"
                 )
-            oldest = min(finished, key=lambda rid: self._runs[rid].finished_at or 0.0)
-            self._drop(oldest)
+            self._drop(next(iter(self._finished)))
+        room = int(self.max_bytes * LIVE_SHARE)
+        self._evict_finished_until(room)
+        if self._bytes > room:  # only running runs are left, and they hold the budget
+            raise StoreFullError(
+                f"running runs hold {self._bytes:,} bytes, over {LIVE_SHARE:.0%} of the "
+                f"store's budget (max_bytes={self.max_bytes:,}): retry later or raise max_bytes"
+            )
         record = RunRecord(key=key, thread_id=thread_id, owner=owner)
         self._runs[key] = _Run(record=record, created=self._clock())
         return record
@@ -114,10 +197,7 @@ class InMemoryRunStore(RunStore):
         run = self._live(key)
         if run.finished_at is not None:
             raise ValueError(f"run {key!r} is finished; nothing can be appended")
-        run.events.append(event_to_json(event))
-        if len(run.events) > self.max_events_per_run:
-            run.events.popleft()
-            run.first_position += 1
+        self._store(run, [event_to_json(event)])
         run.notify()
         return run.last_position
 
@@ -128,12 +208,8 @@ class InMemoryRunStore(RunStore):
         run = self._live(key)
         if run.finished_at is not None:
             raise ValueError(f"run {key!r} is finished; nothing can be appended")
-        run.events.extend(payloads)
-        excess = len(run.events) - self.max_events_per_run
-        for _ in range(max(excess, 0)):
-            run.events.popleft()
-        run.first_position += max(excess, 0)
         if payloads:
+            self._store(run, payloads)
             run.notify()  # one wake-up per batch, not per event
         return run.last_position
 
@@ -141,6 +217,7 @@ class InMemoryRunStore(RunStore):
         run = self._live(key)
         if run.finished_at is None:
             run.finished_at = self._clock()
+            self._finished[key] = None
             run.record = replace(run.record, finished=True)
             run.notify()
 

@@ -13,7 +13,17 @@ Layout (``prefix`` defaults to ``agui:``):
 Every key expires: ``run_ttl`` while running, ``finished_ttl`` once finished. A connection
 failure raises ``StoreUnavailableError``, and so does a Redis that stops answering (a stalled or
 paused server keeps its sockets open): no command waits longer than ``block_seconds +
-operation_timeout`` for its answer.
+operation_timeout`` for its answer (a wait for a free connection before it aside: at most
+``pool_timeout``).
+
+Connections: two pools of at most ``max_connections`` each (default 100), one for commands and
+one for readers waiting on the live tail (a blocking ``XREAD`` holds its connection for up to
+``block_seconds``: however many readers wait, runs can still store their events). A command that
+finds its pool busy waits up to ``pool_timeout`` seconds (default 30) for a connection to come
+back, then fails as unreachable. redis-py's own default pool fails at once instead ("Too many
+connections"), which refused every run past the hundredth with 503 while Redis was healthy; a
+run holds a connection only for the length of each round trip, so a hundred connections carry
+thousands of runs (benchmarks/bench_resume.py: 1,000 at once on one worker).
 """
 
 from __future__ import annotations
@@ -61,7 +71,10 @@ class RedisRunStore(RunStore):
     ``block_seconds`` (default 1): how long a reader's blocking ``XREAD`` waits for new events
     before it looks again. ``operation_timeout`` (default 5): a command with no answer within
     ``block_seconds + operation_timeout`` seconds fails with ``StoreUnavailableError`` (a
-    stalled Redis keeps its sockets open, so only a timeout notices it).
+    stalled Redis keeps its sockets open, so only a timeout notices it). ``max_connections``
+    (default 100) and ``pool_timeout`` (default 30) size its two connection pools (module
+    docstring). With ``client=`` the store uses that client and its pool for everything, as
+    they are.
     """
 
     def __init__(
@@ -76,23 +89,41 @@ class RedisRunStore(RunStore):
         run_ttl: float = 3600.0,
         block_seconds: float = 1.0,
         operation_timeout: float = 5.0,
+        max_connections: int = 100,
+        pool_timeout: float = 30.0,
     ) -> None:
         if operation_timeout <= 0:
             raise ValueError(f"operation_timeout must be > 0 seconds, got {operation_timeout!r}")
-        # The socket timeout bounds every command; a blocking XREAD waits up to block_seconds
-        # by design, so each command gets that much plus operation_timeout.
-        self._redis: aioredis.Redis = client or aioredis.from_url(
-            url,
-            socket_connect_timeout=min(2.0, operation_timeout),
-            socket_timeout=block_seconds + operation_timeout,
-        )
+        if max_connections < 1:
+            raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
+        if pool_timeout <= 0:
+            raise ValueError(f"pool_timeout must be more than 0 seconds, got {pool_timeout!r}")
+        self.max_connections = max_connections
+        self.pool_timeout = pool_timeout
+        self.operation_timeout = operation_timeout
         self._owns_client = client is None
+        self._redis: aioredis.Redis = client or self._pooled(url, block_seconds)
+        self._tail: aioredis.Redis = client or self._pooled(url, block_seconds)
+        """Blocking reads of the live tail only (the module docstring says why)."""
         self.prefix = prefix
         self.max_runs = max_runs
         self.max_events_per_run = max_events_per_run
         self.finished_ttl = int(finished_ttl)
         self.run_ttl = int(run_ttl)
         self.block_ms = max(1, int(block_seconds * 1000))
+
+    def _pooled(self, url: str, block_seconds: float) -> aioredis.Redis:
+        """A client with a pool of its own that waits for a free connection."""
+        # The socket timeout bounds every command; a blocking XREAD waits up to block_seconds
+        # by design, so each command gets that much plus operation_timeout.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=self.max_connections,
+            timeout=self.pool_timeout,
+            socket_connect_timeout=min(2.0, self.operation_timeout),
+            socket_timeout=block_seconds + self.operation_timeout,
+        )
+        return aioredis.Redis.from_pool(pool)  # the client owns the pool and closes it
 
     def _meta(self, key: str) -> str:
         return f"{self.prefix}run:{key}"
@@ -267,7 +298,7 @@ class RedisRunStore(RunStore):
                 if finished:
                     return
                 answer = await self._call(
-                    self._redis.xread({stream: f"0-{position}"}, block=self.block_ms, count=_PAGE)
+                    self._tail.xread({stream: f"0-{position}"}, block=self.block_ms, count=_PAGE)
                 )
                 entries = answer[0][1] if answer else []
                 if not entries:
@@ -294,3 +325,4 @@ class RedisRunStore(RunStore):
     async def aclose(self) -> None:
         if self._owns_client:
             await self._redis.aclose()
+            await self._tail.aclose()
