@@ -23,6 +23,7 @@ import uuid
 from typing import Any
 
 from ag_ui.cli._arguments import non_negative_seconds, port
+from ag_ui.cli._listen import listen
 
 DEFAULT_MESSAGE = "What's the weather in Paris?"
 
@@ -78,17 +79,10 @@ def _require_server_extra() -> Any:
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise SystemExit(f"agui demo: cannot listen on {host}:{port}: {exc.strerror}") from None
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
+        return listen(host, port)
+    except ValueError as exc:
+        raise SystemExit(f"agui demo: {exc}") from None
 
 
 def _url(host: str, port: int) -> str:

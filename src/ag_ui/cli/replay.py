@@ -17,6 +17,8 @@ import socket
 import sys
 from typing import Literal
 
+from ag_ui.cli._listen import agent_url, listen
+
 __all__ = ["register"]
 
 DEFAULT_PORT = 8000
@@ -51,18 +53,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _bind(port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind(("127.0.0.1", port))
-    except OSError as exc:
-        sock.close()
-        raise SystemExit(
-            f"agui replay: cannot listen on 127.0.0.1:{port}: {exc.strerror}"
-        ) from None
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
+        return listen("127.0.0.1", port)
+    except ValueError as exc:
+        raise SystemExit(f"agui replay: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         recording, pacing=pacing, speed=args.speed, select="match" if args.match else "sequence"
     )
     sock = _bind(args.port)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/{args.path.strip('/')}"
+    url = agent_url("127.0.0.1", sock, args.path)
     runs = len(agent.runs)
     events = sum(len(r.events) for r in agent.runs)
     if pacing == "recorded":

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Optional
+
+from ag_ui.cli._listen import agent_url, listen
 
 __all__ = ["register"]
 
@@ -131,20 +132,6 @@ def _system_prompt(text: Optional[str]) -> Optional[str]:
         raise ValueError(f"cannot read the system prompt from {path}: {exc.strerror}") from None
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
-
-
 def _app(agent: Any, *, debug: bool) -> Any:
     """The endpoint at ``/agent`` (and its capabilities); shutting down closes the provider
     client's connections."""
@@ -182,14 +169,12 @@ def run(args: argparse.Namespace) -> int:
         if args.max_rounds is not None:
             agent_options["max_rounds"] = args.max_rounds
         agent = ModelAgent(provider, **agent_options)
-        sock = _bind(args.host, args.port)
+        sock = listen(args.host, args.port)
     except ImportError as exc:
         return _fail(str(exc))
     except (ProviderConfigError, ValueError) as exc:
         return _fail(str(exc))
-    port = sock.getsockname()[1]
-    shown = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{shown}:{port}/agent"
+    url = agent_url(args.host, sock)
     _configure_logging(args.debug)
     print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
     print(f"Capabilities: {url}/capabilities")
