@@ -29,6 +29,12 @@ class CuttingTransport(FaultyTransport):
         super().__init__(inner, per_response=schedule)
 
 
+WORKER_BLOCK_SECONDS = 0.2
+"""The ``block_seconds`` of the store of tests/resume/worker_app.py."""
+WORKER_HEARTBEAT = 0.5
+"""The ``heartbeat_interval`` of the store of tests/resume/worker_app.py."""
+
+
 def make_story_agent(delay: float = 0.0) -> Agent:
     """Text in many pieces, a tool call, state snapshot and deltas: a stream worth resuming.
     ``delay`` seconds between pieces keeps the run going while a client reconnects."""

@@ -24,9 +24,15 @@ from .resume_helpers import FAST, CuttingTransport, in_process_agent, lifespan, 
 
 
 @contextmanager
-def worker(redis: RedisServer, prefix: str) -> Iterator[str]:
-    """One uvicorn process serving tests/resume/worker_app.py; yields its base URL."""
-    env = {**os.environ, "AGUI_TEST_REDIS_URL": redis.url, "AGUI_TEST_PREFIX": prefix}
+def worker(redis: RedisServer, prefix: str, *, delay: float = 0.02) -> Iterator[str]:
+    """One uvicorn process serving tests/resume/worker_app.py (``delay`` seconds between the
+    story's pieces); yields its base URL."""
+    env = {
+        **os.environ,
+        "AGUI_TEST_REDIS_URL": redis.url,
+        "AGUI_TEST_PREFIX": prefix,
+        "AGUI_TEST_DELAY": str(delay),
+    }
     command = [sys.executable, "-m", "uvicorn", "tests.resume.worker_app:app"]
     with serve_process([*command, "--fd", FD, "--log-level", "warning"], cwd=REPO, env=env) as url:
         yield url

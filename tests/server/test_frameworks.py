@@ -128,6 +128,7 @@ def test_public_surface() -> None:
         "Principal",
         "RESUME_AFTER_HEADER",
         "RESUME_KEY_HEADER",
+        "RUN_ABANDONED_CODE",
         "RUN_EXPIRED_CODE",
         "ReasoningMessageStream",
         "ReasoningSpan",

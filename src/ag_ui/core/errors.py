@@ -38,6 +38,7 @@
     │                                        kept in ``RunAgentResult.subscriber_errors``)
     ├── RunNotFoundError                     (run stores) unknown, expired or evicted run
     ├── HistoryTrimmedError                  (run stores) the events asked for were trimmed
+    ├── RunAbandonedError                    (run stores) a running run's writer stopped beating
     ├── StoreFullError                       (run stores) every run slot holds a running run
     ├── StoreUnavailableError                (run stores) the store's service (Redis) is down
     ├── InterruptError                       a run would ignore or wrongly answer open interrupts
@@ -83,6 +84,7 @@ __all__ = [
     "RedirectError",
     "RequestRejectedError",
     "RunEndedError",
+    "RunAbandonedError",
     "RunError",
     "RunNotFoundError",
     "SequenceViolation",
@@ -584,6 +586,18 @@ class HistoryTrimmedError(_KeyedStoreError):
             f"run {key!r}: events after position {position} are no longer stored "
             f"(oldest kept is {oldest}); raise the store's max_events_per_run (or an "
             "InMemoryRunStore's max_bytes) to keep more"
+        )
+
+
+class RunAbandonedError(_KeyedStoreError):
+    """A running run's writer stopped refreshing its heartbeat (its worker died, or shut down
+    without recording the run's end): the run will make no more progress."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(
+            f"run {key!r} is abandoned: the worker writing it stopped (its heartbeat is stale) "
+            "and its end was never recorded"
         )
 
 

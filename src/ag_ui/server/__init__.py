@@ -38,6 +38,7 @@ from ag_ui.server._diff import json_patch_diff
 from ag_ui.server._failures import (
     AGENT_ERROR_CODE,
     HISTORY_TRIMMED_CODE,
+    RUN_ABANDONED_CODE,
     RUN_EXPIRED_CODE,
     SERVER_SHUTDOWN_CODE,
     STORE_UNAVAILABLE_CODE,
@@ -74,6 +75,7 @@ __all__ = [
     "Principal",
     "RESUME_AFTER_HEADER",
     "RESUME_KEY_HEADER",
+    "RUN_ABANDONED_CODE",
     "RUN_EXPIRED_CODE",
     "ReasoningMessageStream",
     "ReasoningSpan",

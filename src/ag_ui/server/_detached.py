@@ -6,6 +6,11 @@ client leaves, until it ends, its time limit passes (``RUN_ERROR`` code ``run_ex
 app shuts down (``RUN_ERROR`` code ``server_shutdown``) or the store stops taking its events
 (``RUN_ERROR`` code ``store_unavailable``, recorded once the store answers again).
 
+While a run goes on, and until its end is recorded, it beats: every ``heartbeat_interval`` of
+the store (``RunStore.beat``). A reader on another worker of a run whose worker died (kill -9),
+or shut down before the store let it record the end, sees the beats stop and ends with
+``RUN_ERROR`` code ``run_abandoned`` instead of waiting on it until ``run_ttl``.
+
 ``DetachedRuns`` owns those tasks in one anyio task group, entered for the app's lifetime
 (``AgentEndpoint.lifespan``; ``create_app`` wires it): no task outlives the app.
 """
@@ -118,7 +123,57 @@ async def run_detached(
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
     never raises except for cancellation. Whatever happens, the run's end is recorded
     (``_run_end``): its terminal event, then ``finish``; a run whose events could not be
-    stored ends with ``RUN_ERROR`` ``store_unavailable``."""
+    stored ends with ``RUN_ERROR`` ``store_unavailable``. It beats until then."""
+    async with anyio.create_task_group() as beats:
+        beats.start_soon(_beat, store, key)
+        try:
+            await _run_and_record(
+                store,
+                key,
+                writer,
+                agent,
+                run_input,
+                run_ttl=run_ttl,
+                verify=verify,
+                debug=debug,
+                auth=auth,
+                request=request,
+                downgrade=downgrade,
+            )
+        finally:
+            beats.cancel_scope.cancel()
+
+
+async def _beat(store: RunStore, key: str) -> None:
+    """``store.beat(key)`` every ``store.heartbeat_interval`` seconds (a store without
+    heartbeats: never), until cancelled or the run is gone from the store."""
+    interval = store.heartbeat_interval
+    if interval is None:
+        return
+    while True:
+        try:
+            await store.beat(key)
+        except RunNotFoundError:
+            return
+        except StoreUnavailableError:
+            pass  # the run's writer and its end's retries report it; beat again next time
+        await anyio.sleep(interval)
+
+
+async def _run_and_record(
+    store: RunStore,
+    key: str,
+    writer: StoreWriter,
+    agent: Agent,
+    run_input: RunAgentInput,
+    *,
+    run_ttl: float,
+    verify: bool,
+    debug: bool,
+    auth: Any,
+    request: Request,
+    downgrade: bool,
+) -> None:
     guard = RunGuard(run_input, verify=verify)
     started = anyio.current_time()
     try:

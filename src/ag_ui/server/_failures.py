@@ -18,11 +18,13 @@ from ag_ui.core.events import RunErrorEvent
 __all__ = [
     "AGENT_ERROR_CODE",
     "HISTORY_TRIMMED_CODE",
+    "RUN_ABANDONED_CODE",
     "RUN_EXPIRED_CODE",
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "history_trimmed",
     "lifespan_not_run",
+    "run_abandoned",
     "run_end_lost",
     "run_expired_while_read",
     "run_not_found",
@@ -49,6 +51,9 @@ STORE_UNAVAILABLE_CODE = "store_unavailable"
 """``RUN_ERROR.code`` a reader sends when the store (Redis) is lost mid-run; also the stored
 end of a run whose events could not be stored."""
 
+RUN_ABANDONED_CODE = "run_abandoned"
+"""``RUN_ERROR.code`` a reader sends when the run's worker stopped (its heartbeat is stale)."""
+
 HISTORY_TRIMMED_CODE = "history_trimmed"
 """``RUN_ERROR.code`` a reader sends when the events it asked for were trimmed."""
 
@@ -68,6 +73,14 @@ def run_end_lost() -> RunErrorEvent:
     return RunErrorEvent(
         message="The run ended without its terminal event; the run store lost the rest of it.",
         code=STORE_UNAVAILABLE_CODE,
+    )
+
+
+def run_abandoned() -> RunErrorEvent:
+    """The run's worker stopped beating: it died, or shut down before recording the end."""
+    return RunErrorEvent(
+        message="The server running this run stopped before it ended; the run will not go on.",
+        code=RUN_ABANDONED_CODE,
     )
 
 

@@ -7,7 +7,8 @@ headers name the key (``AG-UI-Resume-Key``) and the position the stream starts a
 
 A reader that leaves (disconnect) stops reading; the run itself is not touched. If the store
 fails while reading, the stream ends with a ``RUN_ERROR`` (not stored, so without an id) instead
-of hanging.
+of hanging; so does a read of a run whose worker stopped (``RUN_ERROR`` ``run_abandoned``: its
+heartbeat went stale, ``RunStore.heartbeat_interval``).
 """
 
 from __future__ import annotations
@@ -19,11 +20,17 @@ from typing import Optional
 from ag_ui.core._aiter import closing
 from ag_ui.core._surrogates import wire_json
 from ag_ui.core.decoding import parse_event
-from ag_ui.core.errors import HistoryTrimmedError, RunNotFoundError, StoreUnavailableError
+from ag_ui.core.errors import (
+    HistoryTrimmedError,
+    RunAbandonedError,
+    RunNotFoundError,
+    StoreUnavailableError,
+)
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.encoder import EventEncoder
 from ag_ui.server._failures import (
     history_trimmed,
+    run_abandoned,
     run_end_lost,
     run_expired_while_read,
     store_lost,
@@ -154,6 +161,9 @@ async def run_frames(
     except StoreUnavailableError as exc:
         logger.error("run %s: the run store became unreachable while streaming: %s", key, exc)
         yield frame(encoder, store_lost("run"), None, 0)
+    except RunAbandonedError:
+        logger.error("run %s: the worker running it stopped (no heartbeat); ending the read", key)
+        yield frame(encoder, run_abandoned(), None, 0)
     except RunNotFoundError:
         yield frame(encoder, run_expired_while_read(), None, 0)
     except HistoryTrimmedError as exc:

@@ -21,6 +21,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a bare-install tes
 
 from ag_ui.core.errors import (
     HistoryTrimmedError,
+    RunAbandonedError,
     RunNotFoundError,
     StoreFullError,
     StoreUnavailableError,
@@ -35,6 +36,7 @@ __all__ = [
     "HistoryTrimmedError",
     "InMemoryRunStore",
     "RedisRunStore",
+    "RunAbandonedError",
     "RunNotFoundError",
     "RunRecord",
     "RunStore",

@@ -17,7 +17,10 @@ from ag_ui.core.decoding import parse_event
 from ag_ui.core.events import Event
 from ag_ui.store._renamed import KEYED_METHODS, accept_old_key_keyword, warn_renamed
 
-__all__ = ["RunRecord", "RunStore", "StoredEvent"]
+__all__ = ["HEARTBEAT_MISSES", "RunRecord", "RunStore", "StoredEvent"]
+
+HEARTBEAT_MISSES = 3
+"""A running run whose writer has not beaten for this many ``heartbeat_interval`` is abandoned."""
 
 
 @dataclass(frozen=True, init=False)
@@ -110,6 +113,18 @@ class RunStore(abc.ABC):
     async def finish(self, key: str) -> None:
         """Mark the run ended (after its terminal event); its history now lives for the TTL."""
 
+    heartbeat_interval: Optional[float] = None
+    """Seconds between two heartbeats of a running run's writer (``beat``), or ``None``: the
+    store keeps no heartbeats. A store that keeps them ends a reader of a running run whose
+    heartbeat is older than ``HEARTBEAT_MISSES`` intervals with ``RunAbandonedError``: its
+    writer's worker died (or shut down without recording the run's end), so the run will make
+    no more progress and its readers must not wait for it until ``run_ttl``."""
+
+    async def beat(self, key: str) -> None:  # noqa: B027 - a store without heartbeats
+        """The run's writer is alive: it beats again within ``heartbeat_interval`` seconds.
+        Raises ``RunNotFoundError`` or ``StoreUnavailableError``. A run that never beat (its
+        writer is an older server) is never held abandoned."""
+
     @abc.abstractmethod
     async def get(self, key: str) -> RunRecord:
         """The run's record. Raises ``RunNotFoundError``."""
@@ -129,7 +144,8 @@ class RunStore(abc.ABC):
 
         A position beyond the last stored event reads from the end (the live tail): the store
         cannot hold events it never saw, and replaying from the start would duplicate what the
-        caller has. Raises ``RunNotFoundError`` or ``HistoryTrimmedError``.
+        caller has. Raises ``RunNotFoundError``, ``HistoryTrimmedError`` or, with heartbeats
+        (``heartbeat_interval``), ``RunAbandonedError``.
         """
 
     async def read_batches(self, key: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:

@@ -4,7 +4,12 @@ Layout (``prefix`` defaults to ``agui:``):
 
 - ``{prefix}run:{id}:events``: a stream whose entry ids are ``0-<position>``, so the position a
   client holds is the stream id; blocking ``XREAD`` tails it; ``MAXLEN`` bounds it.
-- ``{prefix}run:{id}``: a hash (thread id, owner, finished flag).
+- ``{prefix}run:{id}``: a hash (thread id, owner, finished flag, and ``beats`` once the run's
+  writer sent its first heartbeat).
+- ``{prefix}run:{id}:alive``: present while the run's writer is alive; each heartbeat sets it
+  again, to expire ``HEARTBEAT_MISSES`` heartbeat intervals later (Redis's own clock, so the
+  workers' clocks need not agree). A running run that beat once and has no such key is
+  abandoned: its worker died, or shut down while Redis was away.
 - ``{prefix}thread:{id}``: the thread's run ids, oldest first.
 - ``{prefix}runs`` / ``{prefix}finished``: sorted sets by creation / finish time, for the run
   bound (the oldest finished run is evicted first, never a running one; the bound is soft
@@ -46,18 +51,27 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import (
     HistoryTrimmedError,
+    RunAbandonedError,
     RunNotFoundError,
     StoreFullError,
     StoreUnavailableError,
 )
 from ag_ui.core.events import Event, EventType
 from ag_ui.encoder.encoder import event_to_json
-from ag_ui.store._base import RunRecord, RunStore, StoredEvent
+from ag_ui.store._base import HEARTBEAT_MISSES, RunRecord, RunStore, StoredEvent
 
 __all__ = ["RedisRunStore"]
 
 _TERMINAL = (EventType.RUN_FINISHED, EventType.RUN_ERROR)
 _PAGE = 500
+
+# The heartbeat of a run still stored (an expired run must not come back as a bare hash).
+_BEAT = """
+if redis.call('exists', KEYS[1]) == 0 then return 0 end
+redis.call('hset', KEYS[1], 'beats', 1)
+redis.call('set', KEYS[2], 1, 'PX', ARGV[1])
+return 1
+"""
 
 
 def _position(entry_id: bytes | str) -> int:
@@ -74,7 +88,10 @@ class RedisRunStore(RunStore):
     stalled Redis keeps its sockets open, so only a timeout notices it). ``max_connections``
     (default 100) and ``pool_timeout`` (default 30) size its two connection pools (module
     docstring). With ``client=`` the store uses that client and its pool for everything, as
-    they are.
+    they are. ``heartbeat_interval`` (default 2): seconds between two heartbeats of a running
+    run's writer; a reader of a run whose writer missed ``HEARTBEAT_MISSES`` (3) of them, seen
+    on two blocking reads in a row, ends with ``RunAbandonedError`` (within
+    ``3 * heartbeat_interval + 2 * block_seconds``, 8 s by default).
     """
 
     def __init__(
@@ -91,7 +108,14 @@ class RedisRunStore(RunStore):
         operation_timeout: float = 5.0,
         max_connections: int = 100,
         pool_timeout: float = 30.0,
+        heartbeat_interval: float = 2.0,
     ) -> None:
+        if heartbeat_interval <= 0:
+            raise ValueError(
+                f"heartbeat_interval must be more than 0 seconds, got {heartbeat_interval!r}"
+            )
+        self.heartbeat_interval = heartbeat_interval
+        self._beat_ttl_ms = max(1, int(heartbeat_interval * HEARTBEAT_MISSES * 1000))
         if operation_timeout <= 0:
             raise ValueError(f"operation_timeout must be > 0 seconds, got {operation_timeout!r}")
         if max_connections < 1:
@@ -127,6 +151,9 @@ class RedisRunStore(RunStore):
 
     def _meta(self, key: str) -> str:
         return f"{self.prefix}run:{key}"
+
+    def _alive(self, key: str) -> str:
+        return f"{self.prefix}run:{key}:alive"
 
     def _stream(self, key: str) -> str:
         return f"{self.prefix}run:{key}:events"
@@ -242,8 +269,28 @@ class RedisRunStore(RunStore):
         pipe.zadd(f"{self.prefix}finished", {key: time.time()})
         await self._call(pipe.execute())
 
+    async def beat(self, key: str) -> None:
+        stored = await self._call(
+            self._redis.eval(_BEAT, 2, self._meta(key), self._alive(key), self._beat_ttl_ms)
+        )
+        if not stored:
+            raise RunNotFoundError(key)
+
     async def get(self, key: str) -> RunRecord:
         meta = await self._call(self._redis.hgetall(self._meta(key)))
+        return self._record(key, meta)
+
+    async def _abandoned(self, key: str) -> tuple[RunRecord, bool]:
+        """The run's record, and whether it runs with a writer that stopped beating."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hgetall(self._meta(key))
+        pipe.exists(self._alive(key))
+        meta, alive = await self._call(pipe.execute())
+        record = self._record(key, meta)
+        return record, not record.finished and meta.get(b"beats") == b"1" and not alive
+
+    @staticmethod
+    def _record(key: str, meta: dict[bytes, bytes]) -> RunRecord:
         if not meta or b"thread_id" not in meta:
             raise RunNotFoundError(key)
         return RunRecord(
@@ -288,6 +335,7 @@ class RedisRunStore(RunStore):
         if first and position < first - 1:
             raise HistoryTrimmedError(key, position, first)
         finished = record.finished
+        misses = 0  # blocking reads in a row that found the writer's heartbeat gone
         while True:
             entries = await self._call(
                 self._redis.xrange(stream, min=f"(0-{position}", count=_PAGE)
@@ -302,7 +350,13 @@ class RedisRunStore(RunStore):
                 )
                 entries = answer[0][1] if answer else []
                 if not entries:
-                    finished = (await self.get(key)).finished  # also notices expiry
+                    record, abandoned = await self._abandoned(key)  # also notices expiry
+                    finished = record.finished
+                    # Twice in a row: a run's end retried while Redis was away lands within
+                    # a second of its return, and a reader must see that end, not this.
+                    misses = misses + 1 if abandoned else 0
+                    if misses >= 2:
+                        raise RunAbandonedError(key)
                     continue
             batch: list[StoredEvent] = []
             ended = False
