@@ -82,7 +82,7 @@ class DetachedRuns:
             group.cancel_scope.cancel()
             await group.__aexit__(None, None, None)
 
-    def start(self, run: Callable[[], Awaitable[None]]) -> None:
+    def start(self, run: Callable[[], Awaitable[object]]) -> None:
         """Run ``run()`` in the group (callable from any task, e.g. a request)."""
         if self._group is None:
             raise RuntimeError("detached runs are not being served (enter the lifespan)")
@@ -124,22 +124,24 @@ async def run_detached(
     never raises except for cancellation. Whatever happens, the run's end is recorded
     (``_run_end``): its terminal event, then ``finish``; a run whose events could not be
     stored ends with ``RUN_ERROR`` ``store_unavailable``. It beats until then."""
+    guard = RunGuard(run_input, verify=verify)
+
+    def start_agent() -> Awaitable[object]:
+        return run_agent(
+            agent,
+            run_input,
+            downgrading_sink(writer.put, run_input, enabled=downgrade),
+            verify=verify,
+            debug=debug,
+            auth=auth,
+            request=request,
+            guard=guard,
+        )
+
     async with anyio.create_task_group() as beats:
         beats.start_soon(_beat, store, key)
         try:
-            await _run_and_record(
-                store,
-                key,
-                writer,
-                agent,
-                run_input,
-                run_ttl=run_ttl,
-                verify=verify,
-                debug=debug,
-                auth=auth,
-                request=request,
-                downgrade=downgrade,
-            )
+            await _run_and_record(store, key, writer, guard, start_agent, run_ttl=run_ttl)
         finally:
             beats.cancel_scope.cancel()
 
@@ -164,32 +166,14 @@ async def _run_and_record(
     store: RunStore,
     key: str,
     writer: StoreWriter,
-    agent: Agent,
-    run_input: RunAgentInput,
+    guard: RunGuard,
+    start_agent: Callable[[], Awaitable[object]],
     *,
     run_ttl: float,
-    verify: bool,
-    debug: bool,
-    auth: Any,
-    request: Request,
-    downgrade: bool,
 ) -> None:
-    guard = RunGuard(run_input, verify=verify)
     started = anyio.current_time()
     try:
-        await _run_into_store(
-            key,
-            writer,
-            guard,
-            agent,
-            run_input,
-            run_ttl=run_ttl,
-            verify=verify,
-            debug=debug,
-            auth=auth,
-            request=request,
-            downgrade=downgrade,
-        )
+        await _run_into_store(key, writer, guard, start_agent, run_ttl=run_ttl)
     except anyio.get_cancelled_exc_class():
         logger.warning("run %s cancelled: the server is shutting down", key)
         closing = guard.fail("The server shut down during the run.", code=SERVER_SHUTDOWN_CODE)
@@ -220,15 +204,9 @@ async def _run_into_store(
     key: str,
     writer: StoreWriter,
     guard: RunGuard,
-    agent: Agent,
-    run_input: RunAgentInput,
+    start_agent: Callable[[], Awaitable[object]],
     *,
     run_ttl: float,
-    verify: bool,
-    debug: bool,
-    auth: Any,
-    request: Request,
-    downgrade: bool,
 ) -> None:
     """The agent, its time limit and the writer task: returns when the agent is done and
     everything it sent is stored, or as soon as the store fails (``writer.failure``): nothing
@@ -244,22 +222,7 @@ async def _run_into_store(
         tasks.start_soon(write)
         try:
             with agent_scope:
-                await run_within(
-                    run_ttl,
-                    lambda: run_agent(
-                        agent,
-                        run_input,
-                        downgrading_sink(writer.put, run_input, enabled=downgrade),
-                        verify=verify,
-                        debug=debug,
-                        auth=auth,
-                        request=request,
-                        guard=guard,
-                    ),
-                    guard,
-                    writer.put,
-                    name=key,
-                )
+                await run_within(run_ttl, start_agent, guard, writer.put, name=key)
         except (StoreUnavailableError, RunNotFoundError):
             pass  # the writer's failure: ``writer.failure`` holds it
         finally:
