@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 __all__ = [
     "EXIT_USAGE",
     "CommandParser",
+    "header_options",
     "http_url",
     "input_file",
     "json_value",
@@ -134,3 +135,14 @@ def json_value(text: str) -> Any:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def header_options(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, str]:
+    """``--header 'Name: value'`` options as a dict (a usage error for anything else)."""
+    headers: dict[str, str] = {}
+    for value in values:
+        name, colon, content = value.partition(":")
+        if not colon or not name.strip():
+            parser.error(f"--header must look like 'Name: value', got {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers

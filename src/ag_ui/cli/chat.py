@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
-from ag_ui.cli._arguments import http_url, json_value, positive_seconds
+from ag_ui.cli._arguments import header_options, http_url, json_value, positive_seconds
 
 if TYPE_CHECKING:
     from ag_ui.core.types import Tool
@@ -94,13 +94,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from ag_ui.cli.run import _headers
-
     # ag_ui.client first: its ImportError names the client extra (anyio's would not).
     importlib.import_module("ag_ui.client")
     from ag_ui.core.types import Tool
 
-    headers = _headers(args.parser, args.header)
+    headers = header_options(args.parser, args.header)
     try:
         tools = [Tool.model_validate(definition) for definition in args.tool]
     except ValueError as exc:

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ag_ui.cli.run import _headers as headers_option  # the same --header syntax as agui run
+from ag_ui.cli._arguments import header_options
 
 __all__ = ["register", "run"]
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if target.startswith(("http://", "https://")):
         inspector = Inspector(
             url=target,
-            headers=headers_option(parser, args.header),
+            headers=header_options(parser, args.header),
             proto=args.proto,
             tap=args.tap,
             tap_token=args.tap_token,

@@ -18,6 +18,8 @@ from datetime import datetime, timezone
 from typing import Any, Optional
 from urllib.parse import urlsplit, urlunsplit
 
+from ag_ui.cli._arguments import header_options
+
 __all__ = ["register", "record"]
 
 
@@ -66,17 +68,6 @@ def _json_option(parser: argparse.ArgumentParser, option: str, text: Optional[st
         parser.error(f"{option} is not valid JSON: {exc}")
 
 
-def parse_headers(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, str]:
-    """``--header 'Name: value'`` options as a dict (a usage error for anything else)."""
-    headers: dict[str, str] = {}
-    for value in values:
-        name, colon, content = value.partition(":")
-        if not colon or not name.strip():
-            parser.error(f"--header must look like 'Name: value', got {value!r}")
-        headers[name.strip()] = content.strip()
-    return headers
-
-
 def public_source(url: str) -> str:
     """The URL without credentials, query or fragment (a recording must not leak tokens)."""
     parts = urlsplit(url)
@@ -93,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
     state = _json_option(parser, "--state", args.state)
     forwarded_props = _json_option(parser, "--forwarded-props", args.forwarded_props)
-    headers = parse_headers(parser, args.header)
+    headers = header_options(parser, args.header)
     if not args.url.startswith(("http://", "https://")):
         parser.error(f"URL must start with http:// or https://, got {args.url!r}")
     code: int = anyio.run(

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
-from ag_ui.cli._arguments import http_url, json_value, positive_seconds
+from ag_ui.cli._arguments import header_options, http_url, json_value, positive_seconds
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import AGUIError
 
@@ -75,23 +75,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run, parser=parser, extra="client")
 
 
-def _headers(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    for value in values:
-        name, colon, content = value.partition(":")
-        if not colon or not name.strip():
-            parser.error(f"--header must look like 'Name: value', got {value!r}")
-        headers[name.strip()] = content.strip()
-    return headers
-
-
 def run(args: argparse.Namespace) -> int:
     # ag_ui.client first: its ImportError names the client extra (anyio's would not).
     importlib.import_module("ag_ui.client")
     import anyio
 
     parser: argparse.ArgumentParser = args.parser
-    headers = _headers(parser, args.header)
+    headers = header_options(parser, args.header)
 
     async def main() -> int:
         return await run_client(

@@ -62,11 +62,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import anyio
 
-    from ag_ui.cli.record import parse_headers
+    from ag_ui.cli._arguments import header_options
     from ag_ui.testing.validation import DEFAULT_MESSAGE, SCENARIOS, validate
 
     parser: argparse.ArgumentParser = args.parser
-    headers = parse_headers(parser, args.header)
+    headers = header_options(parser, args.header)
     unknown = [name for name in args.scenario if name not in SCENARIOS]
     if unknown:
         parser.error(f"unknown scenario {unknown[0]!r}; choose from: {', '.join(SCENARIOS)}")
