@@ -166,3 +166,17 @@ def as_json_text(value: Any, *, ascii_only: bool) -> str:
     escaped, or only the surrogates (``JSON.stringify`` escapes lone ones, writes the rest)."""
     text = json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"))
     return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """JSON equality that, unlike ==, tells True from 1 (numbers compare by value, so
+    -0.0 == 0.0)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+        return left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    return type(left) is type(right) and left == right

@@ -23,20 +23,7 @@ from ag_ui.encoder import EventEncoder, event_to_json
 from ag_ui.proto import decode_event, encode_event
 from ag_ui.recording import read_recording
 from tests.proto.proto_strategies import EVENTS, fields
-from tests.strategies import as_json_text, with_lone_surrogates
-
-
-def _same(left: Any, right: Any) -> bool:
-    """JSON equality that tells True from 1 and compares floats by value (-0.0 == 0.0)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(_same, left, right))
-    return type(left) is type(right) and left == right
+from tests.strategies import as_json_text, same_json, with_lone_surrogates
 
 
 def _wire(event: Event) -> Any:
@@ -82,10 +69,10 @@ def test_every_decode_path_gives_the_same_event(
     }
     for name, event in paths.items():
         assert type(event) is type(from_text), name
-        assert _same(_wire(event), expected), name
+        assert same_json(_wire(event), expected), name
     from_proto = decode_event(encode_event(from_text))
     assert type(from_proto) is type(from_text)
-    assert _same(_wire(from_proto), _replaced(expected))
+    assert same_json(_wire(from_proto), _replaced(expected))
 
 
 def test_a_lone_surrogate_is_kept_on_the_json_paths_and_replaced_in_protobuf() -> None:

@@ -13,19 +13,7 @@ from ag_ui.core import parse_event
 from ag_ui.core.events import EventType
 from ag_ui.proto import decode_event, encode_event
 from tests.proto.proto_strategies import EVENTS, fields
-
-
-def _same(left: Any, right: Any) -> bool:
-    """JSON equality that, unlike ==, tells True from 1 (numbers compare by value)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(_same, left, right))
-    return type(left) is type(right) and left == right
+from tests.strategies import same_json
 
 
 def test_strategies_cover_every_event_type() -> None:
@@ -42,4 +30,4 @@ def test_every_event_round_trips_through_protobuf(event_type: str, data: Any) ->
     expected = event.model_dump(by_alias=True, mode="json")
     decoded = decode_event(encode_event(event))
     assert type(decoded) is type(event)
-    assert _same(decoded.model_dump(by_alias=True, mode="json"), expected)
+    assert same_json(decoded.model_dump(by_alias=True, mode="json"), expected)
