@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+from ag_ui.core._gc_tracking import PLAIN_TYPES, track_again
 from ag_ui.core._omission import attach_to_declared_nones, attach_to_remaining
 from ag_ui.core._str_literals import compile_str_literal_serializer
 
@@ -32,6 +33,11 @@ class AGUIModel(BaseModel):
         alias_generator=to_camel,
         populate_by_name=True,
     )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        BaseModel.__setattr__(self, name, value)
+        if type(value) not in PLAIN_TYPES:
+            track_again(self)  # a parsed model may have been left out of the GC (_gc_tracking)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Runs before pydantic collects the fields of ``cls`` (see ``_omission``).

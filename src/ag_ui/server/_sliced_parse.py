@@ -31,6 +31,7 @@ import anyio
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
+from ag_ui.core._gc_tracking import untrack_plain
 from ag_ui.core._readable import describe_errors
 from ag_ui.core.decoding import NOT_JSON_CONSTANTS, parse_run_agent_input
 from ag_ui.core.errors import AGUIValidationError, MalformedJSONError
@@ -59,13 +60,16 @@ _LIST_ADAPTERS: dict[str, TypeAdapter[Any]] = {
 
 async def parse_run_input(body: bytes, *, max_messages: Optional[int] = None) -> RunAgentInput:
     """``parse_run_agent_input(body)``, in slices when the body is large; raises the same
-    ``MalformedJSONError``/``AGUIValidationError``, or the 413 for more than ``max_messages``."""
+    ``MalformedJSONError``/``AGUIValidationError``, or the 413 for more than ``max_messages``.
+
+    Plain messages are left out of the cyclic GC's scans (``core/_gc_tracking.py``)."""
     start = _WHITESPACE_BYTES.match(body)
     opening = body[start.end() : start.end() + 1] if start else b""
     if len(body) <= SLICED_ABOVE or opening != b"{":
         run_input = parse_run_agent_input(body)
         if max_messages is not None and len(run_input.messages) > max_messages:
             raise too_many_messages(max_messages)
+        untrack_plain(run_input.messages)
         return run_input
     try:
         text = body.decode("utf-8")
@@ -125,7 +129,9 @@ class _ListValidation:
         batch, self._pending = self._pending, []
         started = time.perf_counter()
         try:
-            self.items.extend(self._adapter.validate_python(batch))
+            validated = self._adapter.validate_python(batch)
+            untrack_plain(validated)
+            self.items.extend(validated)
         except ValidationError as exc:
             shifted: list[ErrorDetails] = []
             for error in exc.errors(include_url=False):
