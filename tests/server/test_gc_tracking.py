@@ -158,3 +158,39 @@ async def test_parsed_models_are_freed_when_the_request_lets_them_go(count: int)
     alive = [weakref.ref(model) for model in models_in(run_input.messages)]
     del run_input  # no collection: reference counting frees them, tracked or not
     assert all(ref() is None for ref in alive)
+
+
+async def test_threads_putting_containers_in_the_same_plain_message_at_once_do_not_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Tracking an object twice aborts the process, so "is it tracked? then track it" must be
+    # one step when several threads assign to the same untracked model. The check is slowed
+    # down (it lets the GIL go) so that, without that, the threads would all see it untracked.
+    import threading
+    import time
+    import types
+
+    from ag_ui.core import _gc_tracking
+
+    def slow_is_tracked(value: Any) -> bool:
+        tracked = gc.is_tracked(value)
+        time.sleep(0.002)
+        return tracked
+
+    monkeypatch.setattr(_gc_tracking, "gc", types.SimpleNamespace(is_tracked=slow_is_tracked))
+    run_input = await parse_run_input(body(1))
+    plain = [m for m in run_input.messages if not gc.is_tracked(m)]
+    assert len(plain) == 2
+    start = threading.Barrier(4)
+
+    def assign(worker: int) -> None:
+        start.wait()
+        for message in plain:
+            message.metadata = {"worker": [worker]}
+
+    threads = [threading.Thread(target=assign, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(gc.is_tracked(m) for m in plain)

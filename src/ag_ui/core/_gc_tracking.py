@@ -29,6 +29,7 @@ from __future__ import annotations
 import gc
 import sys
 import sysconfig
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Optional
 
@@ -95,8 +96,16 @@ def _untrack_nested(value: Any, untrack: _GcCall) -> None:
                 _untrack_nested(item, untrack)
 
 
+_tracking = threading.Lock()
+"""Makes "is it tracked? then track it" one step: tracking an object twice aborts the process,
+and two threads could otherwise both see the model untracked."""
+
+
 def track_again(model: BaseModel) -> None:
     """Give ``model`` back to the collector if ``untrack_plain`` took it (something that is not
     a plain value was just put in it)."""
-    if _track is not None and not gc.is_tracked(model):
-        _track(model)
+    if _track is None or gc.is_tracked(model):
+        return  # the common case: no lock
+    with _tracking:
+        if not gc.is_tracked(model):
+            _track(model)
