@@ -1,10 +1,14 @@
-"""A run whose worker dies does not hold its readers until ``run_ttl`` (issue 11, item 2).
+"""A run whose worker dies, or shuts down while Redis is away, does not hold its readers until
+``run_ttl`` (issue 11, item 2).
 
 Two real uvicorn workers share a real redis-server. A slow detached run starts on worker A; a
 reader tails it through worker B; worker A is killed with SIGKILL, so the run's end is never
 recorded and the store keeps it "running". Its heartbeat stops, and every reader on worker B,
 the one already tailing and one arriving after the death, ends with ``RUN_ERROR``
 ``run_abandoned`` within the documented bound (``3 * heartbeat_interval + 2 * block_seconds``).
+
+Shut down with SIGTERM while redis-server is paused (SIGSTOP), worker A stops within the
+store's ``operation_timeout``, and a reader on worker B, once Redis answers, gets the run's end.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -89,3 +94,62 @@ def test_readers_of_a_run_whose_worker_was_killed_end_with_run_abandoned(
     print(f"reader arriving after: run_abandoned in {later:.2f} s")
     assert first < BOUND + MARGIN
     assert later < BOUND + MARGIN
+
+
+def exited(pid: int) -> bool:
+    """Whether process ``pid`` (a child of this one, not reaped yet) has ended."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        state = stat.rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
+
+
+SHUTDOWN_BOUND = 5.0 + 2 * WORKER_BLOCK_SECONDS
+"""The store's ``operation_timeout`` (default 5 s) for the one shielded attempt to store
+``server_shutdown``, plus the read a run's writer may be in."""
+
+
+def test_a_worker_shut_down_while_redis_is_away_stops_in_time_and_its_run_still_ends(
+    redis_server: RedisServer,
+) -> None:
+    prefix = f"shutaway{free_port()}:"
+    body = {"threadId": "t1", "runId": "r1", "messages": []}
+    with worker(redis_server, prefix, delay=1.0) as url_a, worker(redis_server, prefix) as url_b:
+
+        async def main() -> tuple[list[Any], float, float]:
+            async with httpx.AsyncClient(timeout=30) as http:
+                pid = int((await http.get(f"{url_a}/pid")).text)
+                async with http.stream("POST", f"{url_a}/agent", json=body) as started:
+                    key = started.headers["ag-ui-resume-key"]
+                    await read_to_end(started.aiter_text(), until_events=3)
+                with redis_server.paused():
+                    os.kill(pid, signal.SIGTERM)  # uvicorn's graceful shutdown: the lifespan ends
+                    asked = time.monotonic()
+                    with anyio.fail_after(SHUTDOWN_BOUND + MARGIN):
+                        while not exited(pid):
+                            await anyio.sleep(0.05)
+                    shutdown = time.monotonic() - asked
+                reader_start = time.monotonic()
+                with anyio.fail_after(BOUND + MARGIN + 10):
+                    async with http.stream(
+                        "GET", f"{url_b}/agent/connect", params={"runKey": key}
+                    ) as late:
+                        assert late.status_code == 200
+                        text = await read_to_end(late.aiter_text())
+                reader = time.monotonic() - reader_start
+            return sse_events(text), shutdown, reader
+
+        events, shutdown, reader = anyio.run(main)
+    assert events[0]["type"] == "RUN_STARTED"
+    assert events[-1]["type"] == "RUN_ERROR", events[-3:]
+    assert [e["type"] for e in events].count("RUN_ERROR") == 1
+    # Redis reads what the worker sent before it stopped answering once it runs again, so the
+    # shielded server_shutdown may be stored after all; if not, the stopped heartbeat tells.
+    code = events[-1]["code"]
+    assert code in ("server_shutdown", "run_abandoned"), code
+    print(f"worker shut down {shutdown:.2f} s after SIGTERM with Redis paused")
+    print(f"a reader after Redis came back: RUN_ERROR {code} in {reader:.2f} s")
+    assert shutdown < SHUTDOWN_BOUND + MARGIN
+    assert reader < BOUND + MARGIN
