@@ -42,7 +42,6 @@ try:
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import RedisError
     from redis.exceptions import TimeoutError as RedisTimeoutError
-    from redis.typing import EncodableT, FieldT
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "RedisRunStore needs the redis package: pip install 'ag-ui-sdk[redis]'"
@@ -72,6 +71,21 @@ redis.call('hset', KEYS[1], 'beats', 1)
 redis.call('set', KEYS[2], 1, 'PX', ARGV[1])
 return 1
 """
+
+
+# A new run: its hash (refused when the key exists), its place among the runs and in its
+# thread, in one round trip. ARGV[1] is max_runs (0: no check), whose check needs ZCARD first.
+_CREATE = """
+if tonumber(ARGV[1]) > 0 and redis.call('zcard', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+if redis.call('hsetnx', KEYS[2], 'thread_id', ARGV[2]) == 0 then return 0 end
+redis.call('hset', KEYS[2], 'owner', ARGV[3], 'has_owner', ARGV[4], 'finished', 0)
+redis.call('expire', KEYS[2], ARGV[5])
+redis.call('zadd', KEYS[1], ARGV[7], ARGV[8])
+redis.call('rpush', KEYS[3], ARGV[8])
+redis.call('expire', KEYS[3], ARGV[6])
+return 1
+"""
+_CREATED, _EXISTS, _NO_ROOM = 1, 0, -1
 
 
 def _position(entry_id: bytes | str) -> int:
@@ -196,26 +210,34 @@ class RedisRunStore(RunStore):
         await self._call(self._redis.zrem(finished_key, victim))
 
     async def create(self, key: str, thread_id: str, owner: Optional[str] = None) -> RunRecord:
-        await self._make_room()
-        meta = self._meta(key)
-        fields: dict[FieldT, EncodableT] = {
-            "thread_id": thread_id,
-            "owner": owner or "",
-            "has_owner": int(owner is not None),
-            "finished": 0,
-        }
-        created = await self._call(self._redis.hsetnx(meta, "thread_id", thread_id))
-        if not created:
+        # One round trip while there is room (the script checks it); making room is the slow
+        # path, after which the run is created without looking again (as before: two workers
+        # making room at once may each add one run past max_runs).
+        created = await self._create(key, thread_id, owner, max_runs=self.max_runs)
+        if created == _NO_ROOM:
+            await self._make_room()
+            created = await self._create(key, thread_id, owner, max_runs=0)
+        if created == _EXISTS:
             raise ValueError(f"run {key!r} already exists")
-        thread_key = f"{self.prefix}thread:{thread_id}"
-        pipe = self._redis.pipeline()
-        pipe.hset(meta, mapping=fields)
-        pipe.expire(meta, self.run_ttl)
-        pipe.zadd(f"{self.prefix}runs", {key: time.time()})
-        pipe.rpush(thread_key, key)
-        pipe.expire(thread_key, max(self.run_ttl, self.finished_ttl))
-        await self._call(pipe.execute())
         return RunRecord(key=key, thread_id=thread_id, owner=owner)
+
+    async def _create(
+        self, key: str, thread_id: str, owner: Optional[str], *, max_runs: int
+    ) -> int:
+        """The ``_CREATE`` script: ``_CREATED``, ``_EXISTS`` or ``_NO_ROOM``."""
+        keys = (f"{self.prefix}runs", self._meta(key), f"{self.prefix}thread:{thread_id}")
+        arguments = (
+            max_runs,
+            thread_id,
+            owner or "",
+            int(owner is not None),
+            self.run_ttl,
+            max(self.run_ttl, self.finished_ttl),
+            time.time(),
+            key,
+        )
+        answer = await self._call(self._redis.eval(_CREATE, len(keys), *keys, *arguments))
+        return int(answer)
 
     async def append(self, key: str, event: Event) -> int:
         stream = self._stream(key)
