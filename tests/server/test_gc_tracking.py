@@ -15,12 +15,16 @@ import weakref
 from collections.abc import Iterator
 from typing import Any, Optional
 
+import httpx
 import pytest
 from pydantic import BaseModel
 
-from ag_ui.core import AssistantMessage, RunAgentInput, UserMessage
+from ag_ui.core import AssistantMessage, CustomEvent, RunAgentInput, UserMessage
 from ag_ui.core.decoding import parse_run_agent_input
+from ag_ui.server import RunContext, create_app
 from ag_ui.server._sliced_parse import SLICED_ABOVE, parse_run_input
+from tests.support.servers import serve
+from tests.support.sse import sse_events
 
 pytestmark = pytest.mark.anyio
 
@@ -86,6 +90,33 @@ async def test_plain_models_and_every_fields_set_are_untracked_the_rest_stays_tr
     assert gc.is_tracked(with_parts)
     assert gc.is_tracked(with_metadata)
     assert gc.is_tracked(run_input)
+
+
+@SIZES
+def test_the_agent_behind_uvicorn_gets_the_untracked_models(count: int) -> None:
+    async def report(run_input: RunAgentInput, ctx: RunContext) -> None:
+        first, assistant = run_input.messages[0], run_input.messages[1]
+        await ctx.emit(
+            CustomEvent(
+                name="tracked",
+                value={
+                    "plain": gc.is_tracked(first),
+                    "fieldsSet": gc.is_tracked(first.__pydantic_fields_set__),
+                    "withToolCalls": gc.is_tracked(assistant),
+                },
+            )
+        )
+
+    with serve(create_app(report)) as url:
+        response = httpx.post(
+            f"{url}/agent",
+            content=body(count),
+            headers={"content-type": "application/json"},
+            timeout=30,
+        )
+    assert response.status_code == 200
+    (tracked,) = [e["value"] for e in sse_events(response.text) if e.get("name") == "tracked"]
+    assert tracked == {"plain": False, "fieldsSet": False, "withToolCalls": True}
 
 
 async def test_a_large_body_of_plain_messages_adds_next_to_nothing_to_the_collectors_lists() -> (
