@@ -47,6 +47,15 @@ Sink = Callable[[list[BaseEvent]], Awaitable[None]]
 _VERSION = re.compile(r"([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?")
 # Events a subagent produced that still make sense without it (state stays one document).
 _KEPT_WITHOUT_ATTRIBUTION = frozenset({"STATE_SNAPSHOT", "STATE_DELTA", "CUSTOM", "RAW"})
+# Events whose attribution may sit one level down (messages, interrupts), not on the event.
+_NESTING = frozenset({"MESSAGES_SNAPSHOT", "RUN_STARTED", "RUN_FINISHED"})
+
+
+def _extra_attribution(event: BaseEvent) -> bool:
+    """Whether ``subagentRunId`` came as an extra field (an event type that does not declare
+    it): the dump would carry it, so the slow path strips it."""
+    extra = event.__pydantic_extra__
+    return extra is not None and ATTRIBUTION in extra
 
 
 def client_era(declared: Optional[str]) -> Optional[tuple[int, int, int]]:
@@ -79,11 +88,11 @@ def downgraded(event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEven
     kind = event_type_name(event)
     if kind in SUBAGENT_LIFECYCLE:
         return None
-    if (
-        getattr(event, "subagent_run_id", None) is not None
-        and kind not in _KEPT_WITHOUT_ATTRIBUTION
-    ):
+    attributed = getattr(event, "subagent_run_id", None) is not None
+    if attributed and kind not in _KEPT_WITHOUT_ATTRIBUTION:
         return None
+    if not attributed and kind not in _NESTING and not _extra_attribution(event):
+        return event  # nearly every event (each text delta): nothing to take out
     if kind == "MESSAGES_SNAPSHOT" or (kind == "RUN_STARTED" and getattr(event, "input", None)):
         wire = event.model_dump(by_alias=True, mode="json")
         if kind == "MESSAGES_SNAPSHOT":
