@@ -28,7 +28,15 @@ from typing import Any, Optional
 
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import parse_any_event
-from ag_ui.core.events import BaseEvent
+from ag_ui.core.events import (
+    BaseEvent,
+    MessagesSnapshotEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+)
 from ag_ui.core.types import RunAgentInput
 from ag_ui.verify._downgrade import (
     ATTRIBUTION,
@@ -47,8 +55,35 @@ Sink = Callable[[list[BaseEvent]], Awaitable[None]]
 _VERSION = re.compile(r"([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?")
 # Events a subagent produced that still make sense without it (state stays one document).
 _KEPT_WITHOUT_ATTRIBUTION = frozenset({"STATE_SNAPSHOT", "STATE_DELTA", "CUSTOM", "RAW"})
-# Events whose attribution may sit one level down (messages, interrupts), not on the event.
-_NESTING = frozenset({"MESSAGES_SNAPSHOT", "RUN_STARTED", "RUN_FINISHED"})
+# Events a downgrade may withhold or change even without an attribution of their own: the
+# subagent lifecycle, and those whose attribution may sit one level down (messages, interrupts).
+_MAY_CHANGE = (
+    SubagentStartedEvent,
+    SubagentFinishedEvent,
+    SubagentErrorEvent,
+    MessagesSnapshotEvent,
+    RunStartedEvent,
+    RunFinishedEvent,
+)
+
+
+_may_change_by_class: dict[type, bool] = {}
+"""Whether events of a class are among ``_MAY_CHANGE`` (a dict lookup: an ``isinstance`` of a
+six-class tuple costs more, once per event)."""
+
+
+def _as_it_is(event: BaseEvent) -> bool:
+    """Whether ``event`` goes to an older client unchanged: not a kind a downgrade looks into,
+    no attribution."""
+    cls = event.__class__
+    may_change = _may_change_by_class.get(cls)
+    if may_change is None:
+        may_change = _may_change_by_class[cls] = issubclass(cls, _MAY_CHANGE)
+    return (
+        not may_change
+        and getattr(event, "subagent_run_id", None) is None
+        and not _extra_attribution(event)
+    )
 
 
 def _extra_attribution(event: BaseEvent) -> bool:
@@ -88,11 +123,11 @@ def downgraded(event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEven
     kind = event_type_name(event)
     if kind in SUBAGENT_LIFECYCLE:
         return None
-    attributed = getattr(event, "subagent_run_id", None) is not None
-    if attributed and kind not in _KEPT_WITHOUT_ATTRIBUTION:
+    if (
+        getattr(event, "subagent_run_id", None) is not None
+        and kind not in _KEPT_WITHOUT_ATTRIBUTION
+    ):
         return None
-    if not attributed and kind not in _NESTING and not _extra_attribution(event):
-        return event  # nearly every event (each text delta): nothing to take out
     if kind == "MESSAGES_SNAPSHOT" or (kind == "RUN_STARTED" and getattr(event, "input", None)):
         wire = event.model_dump(by_alias=True, mode="json")
         if kind == "MESSAGES_SNAPSHOT":
@@ -116,6 +151,9 @@ def downgrading_sink(sink: Sink, run_input: RunAgentInput, *, enabled: bool = Tr
     client_era_of_run = era
 
     async def downgrading(events: list[BaseEvent]) -> None:
+        if all(_as_it_is(event) for event in events):
+            await sink(events)  # nearly every batch (each text delta): nothing to change
+            return
         kept = [d for d in (downgraded(e, client_era_of_run) for e in events) if d is not None]
         if kept:
             await sink(kept)
