@@ -24,11 +24,6 @@ from ag_ui.server._downgrade import downgrading_sink
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def through_sink(events: list[BaseEvent], protocol_version: Any = None) -> list[BaseEvent]:
     got: list[BaseEvent] = []
 

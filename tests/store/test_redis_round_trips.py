@@ -19,11 +19,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     requests: list[Any] = []
     send = AbstractConnection.send_packed_command
