@@ -10,22 +10,17 @@ from typing import Optional, TextIO
 
 from ag_ui.inspect._app import create_inspector_app
 from ag_ui.inspect._inspector import Inspector, InspectorError
+from ag_ui.server._listen import listen
 
 __all__ = ["bind_loopback", "browser_available", "serve"]
 
 
 def bind_loopback(port: int = 0) -> socket.socket:
     """A listening socket on 127.0.0.1 (``port`` 0: a free one)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind(("127.0.0.1", port))
-    except OSError as error:
-        sock.close()
-        raise InspectorError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}") from None
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
+        return listen("127.0.0.1", port)
+    except ValueError as error:
+        raise InspectorError(str(error)) from None
 
 
 def browser_available() -> bool:

@@ -1,4 +1,5 @@
-"""The listening socket of a command that serves (`agui demo`, `agui serve`, `agui replay`).
+"""The listening socket of a command that serves (`agui demo`, `agui serve`, `agui replay`,
+`agui inspect`).
 
 Bound before the server starts, so the address printed is one that already accepts connections
 and a port that is taken is one line on stderr, not a traceback from inside uvicorn.
