@@ -32,6 +32,7 @@ from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server._downgrade import downgrading_sink
 from ag_ui.server._failures import SERVER_SHUTDOWN_CODE
 from ag_ui.server._guard import RunGuard
+from ag_ui.server._release import release
 from ag_ui.server._run_end import MIN_RETRY_PERIOD, record_end, store_lost_end
 from ag_ui.server._runner import Agent, run_agent, run_is_cancelled
 from ag_ui.server._store_writer import StoreWriter
@@ -111,7 +112,7 @@ async def run_detached(
     key: str,
     writer: StoreWriter,
     agent: Agent,
-    run_input: RunAgentInput,
+    inputs: list[RunAgentInput],
     *,
     run_ttl: float,
     verify: bool,
@@ -123,7 +124,42 @@ async def run_detached(
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
     never raises except for cancellation. Whatever happens, the run's end is recorded
     (``_run_end``): its terminal event, then ``finish``; a run whose events could not be
-    stored ends with ``RUN_ERROR`` ``store_unavailable``. It beats until then."""
+    stored ends with ``RUN_ERROR`` ``store_unavailable``. It beats until then.
+
+    ``inputs`` holds the run input, which the run takes out: the caller's ``partial`` then keeps
+    no reference to it, and the last holder frees a large one in slices (``_release``)."""
+    held = [inputs[0].messages]
+    await _beating_run(
+        store,
+        key,
+        writer,
+        agent,
+        inputs.pop(),
+        run_ttl=run_ttl,
+        verify=verify,
+        debug=debug,
+        auth=auth,
+        request=request,
+        downgrade=downgrade,
+    )
+    await release(held)
+
+
+async def _beating_run(
+    store: RunStore,
+    key: str,
+    writer: StoreWriter,
+    agent: Agent,
+    run_input: RunAgentInput,
+    *,
+    run_ttl: float,
+    verify: bool,
+    debug: bool,
+    auth: Any,
+    request: Request,
+    downgrade: bool,
+) -> None:
+    """The run and its heartbeat, until its end is recorded."""
     guard = RunGuard(run_input, verify=verify)
 
     def start_agent() -> Awaitable[object]:

@@ -48,6 +48,7 @@ from ag_ui.server._failures import (
     store_unavailable,
 )
 from ag_ui.server._guard import RunGuard
+from ag_ui.server._release import release
 from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, live_frames
 from ag_ui.server._request import (
     DEFAULT_BODY_TIMEOUT,
@@ -349,6 +350,11 @@ class AgentEndpoint:
         await stream_response(
             receive, send, produce, encoder=encoder, keepalive=self.keepalive, headers=headers
         )
+        # This request's hold on the run input ends: a large input is freed in slices by its
+        # last holder (``_release``; for a detached run, this request or the run's task).
+        held = [run_input.messages]
+        del run_input, produce
+        await release(held)
 
     def _bound_run(
         self, encoder: EventEncoder, request: Request, run_input: RunAgentInput, auth: Any
@@ -416,7 +422,7 @@ class AgentEndpoint:
                 key,
                 writer,
                 self.agent,
-                run_input,
+                [run_input],  # taken out by the run, so that this partial does not keep it
                 run_ttl=self.run_ttl,
                 verify=self.verify,
                 debug=self.debug,
