@@ -8,12 +8,15 @@ import that needs an extra must say which, in one line.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import importlib.metadata
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -42,24 +45,31 @@ def _requirement_names(distribution: str) -> set[str]:
 
 
 def build_wheel(python: str, directory: Path) -> Path:
-    """A wheel of this checkout for ``python`` (C accelerator included when it compiles)."""
-    subprocess.run(
-        [
-            python,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(directory),
-            str(REPO),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    """A wheel of this checkout for ``python`` (C accelerator included when it compiles).
+
+    One build at a time per checkout: setuptools builds in the checkout's ``build/``, and two
+    pytest-xdist workers building at once collide there ("File exists")."""
+    lock_path = Path(tempfile.gettempdir()) / f"ag-ui-wheel-{hashlib.sha1(bytes(REPO)).hexdigest()}"
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(
+            [
+                python,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "-q",
+                "-w",
+                str(directory),
+                str(REPO),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert done.returncode == 0, f"building the wheel failed:\n{done.stdout}{done.stderr}"
     (wheel,) = directory.glob("ag_ui_sdk-*.whl")
     return wheel
 

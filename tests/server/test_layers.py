@@ -27,7 +27,6 @@ LAYERS: dict[str, list[set[str]]] = {
             "_routing",
             "_tap",
             "_sliced_parse",
-            "_listen",
         },
         # 4. detached runs: the store writer, the frames of a stored run, the run tasks
         {"_store_writer", "_replay", "_run_end", "_detached"},

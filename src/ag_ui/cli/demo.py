@@ -23,7 +23,7 @@ import uuid
 from typing import Any
 
 from ag_ui.cli._arguments import non_negative_seconds, port
-from ag_ui.server._listen import listen
+from ag_ui.core._listen import listen
 
 DEFAULT_MESSAGE = "What's the weather in Paris?"
 

@@ -17,7 +17,7 @@ import socket
 import sys
 from typing import Literal
 
-from ag_ui.server._listen import agent_url, listen
+from ag_ui.core._listen import agent_url, listen
 
 __all__ = ["register"]
 

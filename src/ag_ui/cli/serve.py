@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Optional
 
-from ag_ui.server._listen import agent_url, listen
+from ag_ui.core._listen import agent_url, listen
 
 __all__ = ["register"]
 

@@ -8,9 +8,9 @@ import sys
 import webbrowser
 from typing import Optional, TextIO
 
+from ag_ui.core._listen import listen
 from ag_ui.inspect._app import create_inspector_app
 from ag_ui.inspect._inspector import Inspector, InspectorError
-from ag_ui.server._listen import listen
 
 __all__ = ["bind_loopback", "browser_available", "serve"]
 
