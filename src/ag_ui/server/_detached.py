@@ -17,6 +17,7 @@ or shut down before the store let it record the end, sees the beats stop and end
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
@@ -128,58 +129,28 @@ async def run_detached(
 
     ``inputs`` holds the run input, which the run takes out: the caller's ``partial`` then keeps
     no reference to it, and the last holder frees a large one in slices (``_release``)."""
-    held = [inputs[0].messages]
-    await _beating_run(
-        store,
-        key,
-        writer,
+    run_input = inputs.pop()
+    guard = RunGuard(run_input, verify=verify)
+    start_agent = functools.partial(
+        run_agent,
         agent,
-        inputs.pop(),
-        run_ttl=run_ttl,
+        run_input,
+        downgrading_sink(writer.put, run_input, enabled=downgrade),
         verify=verify,
         debug=debug,
         auth=auth,
         request=request,
-        downgrade=downgrade,
+        guard=guard,
     )
-    await release(held)
-
-
-async def _beating_run(
-    store: RunStore,
-    key: str,
-    writer: StoreWriter,
-    agent: Agent,
-    run_input: RunAgentInput,
-    *,
-    run_ttl: float,
-    verify: bool,
-    debug: bool,
-    auth: Any,
-    request: Request,
-    downgrade: bool,
-) -> None:
-    """The run and its heartbeat, until its end is recorded."""
-    guard = RunGuard(run_input, verify=verify)
-
-    def start_agent() -> Awaitable[object]:
-        return run_agent(
-            agent,
-            run_input,
-            downgrading_sink(writer.put, run_input, enabled=downgrade),
-            verify=verify,
-            debug=debug,
-            auth=auth,
-            request=request,
-            guard=guard,
-        )
-
     async with anyio.create_task_group() as beats:
         beats.start_soon(_beat, store, key)
         try:
             await _run_and_record(store, key, writer, guard, start_agent, run_ttl=run_ttl)
         finally:
             beats.cancel_scope.cancel()
+    held = [run_input.messages]
+    del run_input, guard, start_agent  # this run's references; the request may hold its own
+    await release(held)
 
 
 async def _beat(store: RunStore, key: str) -> None:
