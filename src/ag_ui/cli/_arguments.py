@@ -137,6 +137,18 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def add_header_option(parser: argparse.ArgumentParser) -> None:
+    """The repeatable ``--header 'Name: value'`` of the commands that talk HTTP (read them with
+    ``header_options``)."""
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'K: V'",
+        help="an HTTP header to send (repeatable)",
+    )
+
+
 def header_options(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, str]:
     """``--header 'Name: value'`` options as a dict (a usage error for anything else)."""
     headers: dict[str, str] = {}

@@ -15,7 +15,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
-from ag_ui.cli._arguments import header_options, http_url, json_value, positive_seconds
+from ag_ui.cli._arguments import (
+    add_header_option,
+    header_options,
+    http_url,
+    json_value,
+    positive_seconds,
+)
 
 if TYPE_CHECKING:
     from ag_ui.core.types import Tool
@@ -74,13 +80,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="JSON|@FILE",
         help="initial agent state (JSON text, or @FILE holding JSON)",
     )
-    parser.add_argument(
-        "--header",
-        action="append",
-        default=[],
-        metavar="'K: V'",
-        help="an HTTP header to send (repeatable)",
-    )
+    add_header_option(parser)
     parser.add_argument("--proto", action="store_true", help="ask for protobuf frames")
     parser.add_argument("--thread-id", default=None, help="thread id (default: a new UUID)")
     parser.add_argument(

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ag_ui.cli._arguments import header_options
+from ag_ui.cli._arguments import add_header_option, header_options
 
 __all__ = ["register", "run"]
 
@@ -29,9 +29,7 @@ def register(subparsers: Any) -> None:
         "the agent from the page; with a FILE you play a recording back.",
     )
     parser.add_argument("target", help="an agent URL (http://...) or a recording file")
-    parser.add_argument(
-        "--header", action="append", default=[], metavar="'K: V'", help="HTTP header (repeatable)"
-    )
+    add_header_option(parser)
     parser.add_argument("--proto", action="store_true", help="ask for protobuf frames by default")
     parser.add_argument(
         "--tap",

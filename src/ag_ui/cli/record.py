@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional
 from urllib.parse import urlsplit, urlunsplit
 
-from ag_ui.cli._arguments import header_options
+from ag_ui.cli._arguments import add_header_option, header_options
 
 __all__ = ["register", "record"]
 
@@ -45,9 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--forwarded-props", default=None, metavar="JSON", help="forwardedProps for the agent"
     )
-    parser.add_argument(
-        "--header", action="append", default=[], metavar="'K: V'", help="HTTP header (repeatable)"
-    )
+    add_header_option(parser)
     parser.add_argument("--thread-id", default=None, help="thread id (default: a new one)")
     parser.add_argument(
         "--idle-timeout",

@@ -18,7 +18,13 @@ from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
-from ag_ui.cli._arguments import header_options, http_url, json_value, positive_seconds
+from ag_ui.cli._arguments import (
+    add_header_option,
+    header_options,
+    http_url,
+    json_value,
+    positive_seconds,
+)
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import AGUIError
 
@@ -55,13 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="JSON|@FILE",
         help="forwardedProps for the agent (JSON text, or @FILE)",
     )
-    parser.add_argument(
-        "--header",
-        action="append",
-        default=[],
-        metavar="'K: V'",
-        help="an HTTP header to send (repeatable)",
-    )
+    add_header_option(parser)
     parser.add_argument("--proto", action="store_true", help="ask for protobuf frames")
     parser.add_argument("--output", choices=OUTPUTS, default="text", help="how to show the run")
     parser.add_argument("--thread-id", default=None, help="thread id (default: a new UUID)")

@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Any
 
+from ag_ui.cli._arguments import add_header_option, header_options
+
 __all__ = ["register"]
 
 
@@ -43,9 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the first user message of one scenario (repeatable), e.g. tools='frontend call' "
         "or interrupt='book a table'",
     )
-    parser.add_argument(
-        "--header", action="append", default=[], metavar="'K: V'", help="HTTP header (repeatable)"
-    )
+    add_header_option(parser)
     parser.add_argument(
         "--output", choices=("text", "json", "junit"), default="text", help="report format"
     )
@@ -62,7 +62,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import anyio
 
-    from ag_ui.cli._arguments import header_options
     from ag_ui.testing.validation import DEFAULT_MESSAGE, SCENARIOS, validate
 
     parser: argparse.ArgumentParser = args.parser
