@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Callable, Optional, Union, overload
@@ -490,25 +491,28 @@ class HttpAgent:
         ``ToolRoundsExceededError``.
         """
         known = {message.id for message in self.messages}
-        result = await _drain(
-            self.stream(
-                run_id=run_id,
-                tools=tools,
-                context=context,
-                forwarded_props=forwarded_props,
-                resume=resume,
-                subscriber=subscriber,
-            )
+        # The later rounds run with the same tools, context and props (a new run id, no resume).
+        stream = functools.partial(
+            self.stream,
+            tools=tools,
+            context=context,
+            forwarded_props=forwarded_props,
+            subscriber=subscriber,
         )
+
+        def finish(result: RunAgentResult, rounds: int) -> RunAgentResult:
+            result.tool_rounds = rounds
+            result.new_messages = [m for m in self.messages if m.id not in known]
+            return result
+
+        result = await _drain(stream(run_id=run_id, resume=resume))
         rounds = 0
         while result.outcome_type == "success":
             calls = self._tools.answerable(result.pending_tool_calls)
             if not calls:
                 break
             if rounds >= self.max_tool_rounds:
-                result.tool_rounds = rounds
-                result.new_messages = [m for m in self.messages if m.id not in known]
-                raise ToolRoundsExceededError(self.max_tool_rounds, calls, result)
+                raise ToolRoundsExceededError(self.max_tool_rounds, calls, finish(result, rounds))
             self.add_messages([await self._tools.answer(call) for call in calls])
             others = [call for call in result.pending_tool_calls if call not in calls]
             if others:  # the application answers these: stop here, with only them pending
@@ -516,17 +520,8 @@ class HttpAgent:
                 result.pending_tool_call_ids = [call.id for call in others]
                 break
             rounds += 1
-            result = await _drain(
-                self.stream(
-                    tools=tools,
-                    context=context,
-                    forwarded_props=forwarded_props,
-                    subscriber=subscriber,
-                )
-            )
-        result.tool_rounds = rounds
-        result.new_messages = [message for message in self.messages if message.id not in known]
-        return result
+            result = await _drain(stream())
+        return finish(result, rounds)
 
     async def connect_agent(
         self,
