@@ -104,38 +104,22 @@ def pending_booking_calls(messages: list[Message]) -> list[str]:
     ]
 
 
-def _booking_tool_answer(messages: list[Message]) -> ToolMessage | None:
-    """The tool message answering a booking call, when it is the conversation's last message.
-
-    That is how a client that ignores interrupts answers: it runs ``confirm_booking`` itself
-    and posts the result without ``resume``.
-    """
+def _tool_answer(messages: list[Message], tool: str) -> ToolMessage | None:
+    """The tool message answering a call of ``tool``, when it is the conversation's last
+    message: how a client answers a tool it runs itself (``get_location``), or a booking when
+    it ignores interrupts (it runs ``confirm_booking`` and posts the result without
+    ``resume``)."""
     if not messages or not isinstance(messages[-1], ToolMessage):
         return None
     answer = messages[-1]
-    booking_calls = {
+    calls = {
         call.id
         for message in messages
         if isinstance(message, AssistantMessage)
         for call in message.tool_calls or []
-        if call.function.name == BOOKING_TOOL
+        if call.function.name == tool
     }
-    return answer if answer.tool_call_id in booking_calls else None
-
-
-def _location_tool_answer(messages: list[Message]) -> ToolMessage | None:
-    """The tool message answering a ``get_location`` call, when it is the last message."""
-    if not messages or not isinstance(messages[-1], ToolMessage):
-        return None
-    answer = messages[-1]
-    location_calls = {
-        call.id
-        for message in messages
-        if isinstance(message, AssistantMessage)
-        for call in message.tool_calls or []
-        if call.function.name == LOCATION_TOOL
-    }
-    return answer if answer.tool_call_id in location_calls else None
+    return answer if answer.tool_call_id in calls else None
 
 
 def _city_of(content: object) -> str:
@@ -313,11 +297,11 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
         if ctx.resume:
             await resume(ctx, ctx.resume)
             return
-        tool_answer = _booking_tool_answer(ctx.messages)
+        tool_answer = _tool_answer(ctx.messages, BOOKING_TOOL)
         if tool_answer is not None:
             await answered_by_tool(ctx, tool_answer)
             return
-        location = _location_tool_answer(ctx.messages)
+        location = _tool_answer(ctx.messages, LOCATION_TOOL)
         if location is not None:
             await located(ctx, location)
             return
