@@ -5,8 +5,7 @@ reaches them; a store-backed endpoint mounted without its lifespan says how to f
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +23,7 @@ from ag_ui.server import AgentEndpoint, RunContext
 from ag_ui.server._routing import sub_resource
 from ag_ui.store import InMemoryRunStore
 from tests.support.servers import serve
+from tests.support.sse import tap_messages
 
 pytestmark = pytest.mark.anyio
 
@@ -175,17 +175,6 @@ async def test_connect_resumes_a_stored_run(served: Served) -> None:
             return
         await agent.connect_agent(run_key=key)
         assert agent.messages[-1].content == "you said x"
-
-
-async def tap_messages(client: httpx.AsyncClient, url: str) -> AsyncIterator[dict[str, Any]]:
-    async with client.stream("GET", url) as response:
-        assert response.status_code == 200, await response.aread()
-        buffer = ""
-        async for text in response.aiter_text():
-            buffer += text
-            while "\n\n" in buffer:
-                frame, buffer = buffer.split("\n\n", 1)
-                yield json.loads(frame[6:]) if frame.startswith("data: ") else {"kind": "comment"}
 
 
 async def test_the_tap_sees_a_run(served: Served) -> None:

@@ -18,6 +18,7 @@ from ag_ui.inspect import Inspector
 from ag_ui.server import AgentEndpoint, RequestRejectedError, Tap, create_app
 from ag_ui.store import InMemoryRunStore
 from tests.inspect.conftest import serve
+from tests.support.sse import tap_messages
 
 pytestmark = pytest.mark.anyio
 
@@ -28,22 +29,6 @@ TOKEN = "tap-token-0123456789abcdef"
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-async def tap_messages(
-    client: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None
-) -> AsyncIterator[dict[str, Any]]:
-    async with client.stream("GET", url, headers=headers or {}) as response:
-        assert response.status_code == 200, await response.aread()
-        buffer = ""
-        async for text in response.aiter_text():
-            buffer += text
-            while "\n\n" in buffer:
-                frame, buffer = buffer.split("\n\n", 1)
-                if frame.startswith("data: "):
-                    yield json.loads(frame[6:])
-                else:
-                    yield {"kind": "comment", "text": frame}
 
 
 async def watch_one_run(
