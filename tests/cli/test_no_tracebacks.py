@@ -122,6 +122,10 @@ def test_bad_input_gets_one_line_and_no_traceback(args: list[str], status: tuple
         (["demo", "--port", "99999"], "agui demo: argument --port: 99999 is not a port number"),
         (["demo", "--delay", "-1"], "agui demo: argument --delay: must be 0 seconds or more"),
         (["run", "http://127.0.0.1:9/a", "--idle-timeout", "0"], "must be more than 0 seconds"),
+        (
+            ["record", "http://127.0.0.1:9/a", "-m", "hi", "-o", "r.jsonl", "--idle-timeout", "-1"],
+            "argument --idle-timeout: must be more than 0 seconds",
+        ),
         (["run", "http://127.0.0.1:9/a", "--state", "{"], "argument --state: not valid JSON"),
         (["verify", "--state", "@/nope.json", "x.jsonl"], "cannot read /nope.json"),
     ],

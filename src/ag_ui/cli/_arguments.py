@@ -149,6 +149,17 @@ def add_header_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_idle_timeout_option(parser: argparse.ArgumentParser) -> None:
+    """``--idle-timeout SECONDS`` of the commands that run an agent (default 300)."""
+    parser.add_argument(
+        "--idle-timeout",
+        type=positive_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="give up on a run after this long without any event or keepalive (default 300)",
+    )
+
+
 def header_options(parser: argparse.ArgumentParser, values: list[str]) -> dict[str, str]:
     """``--header 'Name: value'`` options as a dict (a usage error for anything else)."""
     headers: dict[str, str] = {}

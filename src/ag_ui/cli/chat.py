@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ag_ui.cli._arguments import (
     add_header_option,
+    add_idle_timeout_option,
     header_options,
     http_url,
     json_value,
-    positive_seconds,
 )
 
 if TYPE_CHECKING:
@@ -83,13 +83,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_header_option(parser)
     parser.add_argument("--proto", action="store_true", help="ask for protobuf frames")
     parser.add_argument("--thread-id", default=None, help="thread id (default: a new UUID)")
-    parser.add_argument(
-        "--idle-timeout",
-        type=positive_seconds,
-        default=300.0,
-        metavar="SECONDS",
-        help="give up on a run after this long without any event or keepalive (default 300)",
-    )
+    add_idle_timeout_option(parser)
     parser.set_defaults(func=run, parser=parser, extra="client")
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional
 from urllib.parse import urlsplit, urlunsplit
 
-from ag_ui.cli._arguments import add_header_option, header_options
+from ag_ui.cli._arguments import add_header_option, add_idle_timeout_option, header_options
 
 __all__ = ["register", "record"]
 
@@ -47,13 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_header_option(parser)
     parser.add_argument("--thread-id", default=None, help="thread id (default: a new one)")
-    parser.add_argument(
-        "--idle-timeout",
-        type=float,
-        default=300.0,
-        metavar="SECONDS",
-        help="give up on a run after this long without any event or keepalive (default 300)",
-    )
+    add_idle_timeout_option(parser)
     parser.set_defaults(func=run, parser=parser)
 
 

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from ag_ui.cli._arguments import (
     add_header_option,
+    add_idle_timeout_option,
     header_options,
     http_url,
     json_value,
-    positive_seconds,
 )
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import AGUIError
@@ -65,13 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--proto", action="store_true", help="ask for protobuf frames")
     parser.add_argument("--output", choices=OUTPUTS, default="text", help="how to show the run")
     parser.add_argument("--thread-id", default=None, help="thread id (default: a new UUID)")
-    parser.add_argument(
-        "--idle-timeout",
-        type=positive_seconds,
-        default=300.0,
-        metavar="SECONDS",
-        help="give up after this long without any event or keepalive (default 300)",
-    )
+    add_idle_timeout_option(parser)
     parser.set_defaults(func=run, parser=parser, extra="client")
 
 
