@@ -40,7 +40,9 @@
     ├── HistoryTrimmedError                  (run stores) the events asked for were trimmed
     ├── RunAbandonedError                    (run stores) a running run's writer stopped beating
     ├── StoreFullError                       (run stores) every run slot holds a running run
-    ├── StoreUnavailableError                (run stores) the store's service (Redis) is down
+    ├── StoreUnavailableError                (run and thread stores) the store's service
+    │                                        (Redis, PostgreSQL) is down
+    ├── ThreadNotFoundError (LookupError)    (thread stores) no such thread for this principal
     ├── InterruptError                       a run would ignore or wrongly answer open interrupts
     ├── ToolRoundsExceededError              (client) the agent kept calling client tools past
     │                                        ``max_tool_rounds`` follow-up runs
@@ -92,6 +94,7 @@ __all__ = [
     "StoreFullError",
     "StoreUnavailableError",
     "SubscriberError",
+    "ThreadNotFoundError",
     "ToolArgumentsError",
     "ToolDefinitionError",
     "ToolError",
@@ -607,3 +610,12 @@ class StoreFullError(AGUIError):
 
 class StoreUnavailableError(AGUIError):
     """The backing service (e.g. Redis) cannot be reached."""
+
+
+class ThreadNotFoundError(AGUIError, LookupError):
+    """(thread stores) No thread of that id for this principal: never stored, deleted, or
+    another principal's (the server answers 404 and never says which)."""
+
+    def __init__(self, thread_id: str) -> None:
+        self.thread_id = thread_id
+        super().__init__(f"thread {thread_id!r} not found")

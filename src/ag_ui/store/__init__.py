@@ -1,4 +1,5 @@
-"""Run stores for resumable runs: in-memory (default) and Redis Streams (across workers).
+"""Run stores for resumable runs: in-memory (default) and Redis Streams (across workers); thread
+stores for conversations kept after their runs (in-memory; SQLite and PostgreSQL).
 
 ``RedisRunStore`` is imported lazily so that the in-memory store needs no extra. The errors a
 store raises live in the SDK's one error tree (``ag_ui.core.errors``) and are re-exported here
@@ -25,9 +26,18 @@ from ag_ui.core.errors import (
     RunNotFoundError,
     StoreFullError,
     StoreUnavailableError,
+    ThreadNotFoundError,
 )
 from ag_ui.store._base import RunRecord, RunStore, StoredEvent
+from ag_ui.store._thread_base import (
+    RunSummary,
+    StoredThread,
+    ThreadPage,
+    ThreadStore,
+    ThreadSummary,
+)
 from ag_ui.store.memory import InMemoryRunStore
+from ag_ui.store.thread_memory import InMemoryThreadStore
 
 if TYPE_CHECKING:
     from ag_ui.store.redis import RedisRunStore
@@ -35,14 +45,21 @@ if TYPE_CHECKING:
 __all__ = [
     "HistoryTrimmedError",
     "InMemoryRunStore",
+    "InMemoryThreadStore",
     "RedisRunStore",
     "RunAbandonedError",
     "RunNotFoundError",
     "RunRecord",
     "RunStore",
+    "RunSummary",
     "StoreFullError",
     "StoreUnavailableError",
     "StoredEvent",
+    "StoredThread",
+    "ThreadNotFoundError",
+    "ThreadPage",
+    "ThreadStore",
+    "ThreadSummary",
 ]
 
 

@@ -1,0 +1,164 @@
+"""What a thread store is: a principal's conversations, kept after their runs end.
+
+A run store keeps a run's *events* while the run is resumable; a thread store keeps the
+*conversation* for good: each thread's messages and state as the reducer leaves them after a
+run, plus one ``RunSummary`` per run. The server writes a thread when a run ends (and when it
+stops at an interrupt), in one atomic step: a crash mid-write leaves the previous version whole.
+
+Threads belong to a principal (``owner``, the value the server's ``authorize`` hook maps a
+request to; ``None`` is anonymous). Every call names the owner, and a thread of another owner
+is indistinguishable from one that does not exist (``ThreadNotFoundError``): a store never
+lets one principal read, overwrite, rename or delete another's thread.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ag_ui.core.types import Message
+
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "MAX_PAGE_SIZE",
+    "TITLE_LENGTH",
+    "RunSummary",
+    "StoredThread",
+    "ThreadPage",
+    "ThreadStore",
+    "ThreadSummary",
+    "title_from_messages",
+]
+
+TITLE_LENGTH = 80
+"""A thread's default title is its first user message's text, cut to this many characters."""
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run of a thread, as the thread store keeps it.
+
+    ``outcome`` is ``"success"``, ``"interrupt"``, ``"error"`` or ``"cancelled"``; ``usage`` is
+    the run's token usage as wire JSON (``TokenUsage`` dumped), when the agent reported one.
+    Times are seconds since the epoch.
+    """
+
+    run_id: str
+    outcome: str
+    started_at: float
+    finished_at: float
+    error_code: Optional[str] = None
+    usage: Optional[dict[str, Any]] = None
+
+
+@dataclass(frozen=True)
+class ThreadSummary:
+    """A thread in a listing: no messages, no state."""
+
+    thread_id: str
+    owner: Optional[str]
+    title: str
+    created_at: float
+    updated_at: float
+    message_count: int
+    run_count: int
+
+
+@dataclass(frozen=True)
+class StoredThread:
+    """A whole stored thread. ``version`` counts its saves (1 after the first)."""
+
+    summary: ThreadSummary
+    messages: list[Message]
+    state: Any
+    runs: list[RunSummary] = field(default_factory=list)
+    version: int = 1
+
+    @property
+    def thread_id(self) -> str:
+        return self.summary.thread_id
+
+
+@dataclass(frozen=True)
+class ThreadPage:
+    """One page of a listing, newest ``updated_at`` first; ``next_cursor`` (opaque) asks for
+    the next page, ``None`` on the last."""
+
+    threads: list[ThreadSummary]
+    next_cursor: Optional[str] = None
+
+
+def title_from_messages(messages: Sequence[Message]) -> str:
+    """The default title: the first user message's text (its text parts joined), whitespace
+    collapsed, cut to ``TITLE_LENGTH``; ``""`` when there is none."""
+    for message in messages:
+        if message.role != "user":
+            continue
+        content = message.content
+        if isinstance(content, str):
+            text = content
+        else:
+            text = " ".join(getattr(part, "text", "") or "" for part in content)
+        text = " ".join(text.split())
+        if text:
+            return text if len(text) <= TITLE_LENGTH else text[: TITLE_LENGTH - 1] + "…"
+    return ""
+
+
+class ThreadStore(abc.ABC):
+    """Storage for conversations. Implementations: ``InMemoryThreadStore`` (tests, one
+    process), ``SqliteThreadStore`` (the embedded default) and ``PostgresThreadStore``.
+
+    Every method raises ``StoreUnavailableError`` when the backing database cannot be reached
+    (within the store's documented timeout), never hangs.
+    """
+
+    @abc.abstractmethod
+    async def save(
+        self,
+        thread_id: str,
+        *,
+        owner: Optional[str],
+        messages: Sequence[Message],
+        state: Any,
+        run: Optional[RunSummary] = None,
+    ) -> ThreadSummary:
+        """Replace the thread's messages and state and append ``run`` to its runs, in one
+        atomic step; creates the thread (owned by ``owner``) on first save. The title is the
+        one ``rename`` set, else ``title_from_messages``. Raises ``ThreadNotFoundError`` when the
+        thread exists and belongs to another owner."""
+
+    @abc.abstractmethod
+    async def load(self, thread_id: str, *, owner: Optional[str]) -> StoredThread:
+        """The whole thread. Raises ``ThreadNotFoundError``."""
+
+    @abc.abstractmethod
+    async def list_threads(
+        self,
+        *,
+        owner: Optional[str],
+        limit: int = DEFAULT_PAGE_SIZE,
+        cursor: Optional[str] = None,
+    ) -> ThreadPage:
+        """The owner's threads, newest ``updated_at`` first (ties by thread id), ``limit`` at a
+        time (1 to ``MAX_PAGE_SIZE``, else ``ValueError``). A cursor from another listing or a
+        malformed one raises ``ValueError``."""
+
+    @abc.abstractmethod
+    async def rename(self, thread_id: str, *, owner: Optional[str], title: str) -> ThreadSummary:
+        """Set the thread's title (kept over later saves). Raises ``ThreadNotFoundError``."""
+
+    @abc.abstractmethod
+    async def delete(self, thread_id: str, *, owner: Optional[str]) -> None:
+        """Remove the thread and its runs. Raises ``ThreadNotFoundError``."""
+
+    async def ping(self) -> None:  # noqa: B027 - an in-process store is always reachable
+        """Raise ``StoreUnavailableError`` unless the database answers (health checks)."""
+
+    async def aclose(self) -> None:  # noqa: B027 - a store without resources needs no close
+        """Release connections."""
