@@ -211,14 +211,21 @@ def test_public_surface() -> None:
     assert ag_ui.store.__all__ == [
         "HistoryTrimmedError",
         "InMemoryRunStore",
+        "InMemoryThreadStore",
         "RedisRunStore",
         "RunAbandonedError",
         "RunNotFoundError",
         "RunRecord",
         "RunStore",
+        "RunSummary",
         "StoreFullError",
         "StoreUnavailableError",
         "StoredEvent",
+        "StoredThread",
+        "ThreadNotFoundError",
+        "ThreadPage",
+        "ThreadStore",
+        "ThreadSummary",
     ]
     for name in ag_ui.store.__all__:
         assert getattr(ag_ui.store, name)
