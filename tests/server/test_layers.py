@@ -35,7 +35,12 @@ LAYERS: dict[str, list[set[str]]] = {
         # 6. the public surface
         {"__init__"},
     ],
-    "store": [{"_renamed"}, {"_base"}, {"memory", "redis"}, {"__init__"}],
+    "store": [
+        {"_renamed", "_thread_cursor"},
+        {"_base", "_thread_base"},
+        {"memory", "redis", "thread_memory"},
+        {"__init__"},
+    ],
 }
 
 OTHER_PACKAGES = {
