@@ -194,6 +194,13 @@ def test_a_subagent_gets_its_own_lane_and_a_crash_its_status(page: Any, live: st
     new_thread(page)
     send(page, "research tides")
     page.wait_for_selector(".lane[data-lane]")
+    # The lane's text streams in as the subagent's deltas arrive and the view is redrawn
+    # on each one, so wait for the finished text rather than for a status change that can
+    # land one frame before the last redraw.
+    page.wait_for_function(
+        "() => (document.querySelector('.lane[data-lane]')?.textContent ?? '')"
+        ".includes('tides is worth a closer look')"
+    )
     page.wait_for_function("() => document.getElementById('run-status').textContent === 'idle'")
     lane = page.inner_text(".lane[data-lane]")  # the view is redrawn: read it again
     assert lane.startswith("subagent researcher")
