@@ -218,6 +218,7 @@ def test_public_surface() -> None:
         "RunRecord",
         "RunStore",
         "RunSummary",
+        "SqliteThreadStore",
         "StoreFullError",
         "StoreUnavailableError",
         "StoredEvent",
@@ -226,6 +227,7 @@ def test_public_surface() -> None:
         "ThreadPage",
         "ThreadStore",
         "ThreadSummary",
+        "open_thread_store",
     ]
     for name in ag_ui.store.__all__:
         assert getattr(ag_ui.store, name)

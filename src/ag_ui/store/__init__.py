@@ -1,5 +1,6 @@
 """Run stores for resumable runs: in-memory (default) and Redis Streams (across workers); thread
-stores for conversations kept after their runs (in-memory; SQLite and PostgreSQL).
+stores for conversations kept after their runs: in-memory and SQLite, opened by URL with
+``open_thread_store``.
 
 ``RedisRunStore`` is imported lazily so that the in-memory store needs no extra. The errors a
 store raises live in the SDK's one error tree (``ag_ui.core.errors``) and are re-exported here
@@ -38,6 +39,8 @@ from ag_ui.store._thread_base import (
 )
 from ag_ui.store.memory import InMemoryRunStore
 from ag_ui.store.thread_memory import InMemoryThreadStore
+from ag_ui.store.thread_sqlite import SqliteThreadStore
+from ag_ui.store.thread_url import open_thread_store
 
 if TYPE_CHECKING:
     from ag_ui.store.redis import RedisRunStore
@@ -52,6 +55,7 @@ __all__ = [
     "RunRecord",
     "RunStore",
     "RunSummary",
+    "SqliteThreadStore",
     "StoreFullError",
     "StoreUnavailableError",
     "StoredEvent",
@@ -60,6 +64,7 @@ __all__ = [
     "ThreadPage",
     "ThreadStore",
     "ThreadSummary",
+    "open_thread_store",
 ]
 
 
