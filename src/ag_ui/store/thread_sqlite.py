@@ -132,6 +132,12 @@ class SqliteThreadStore(ThreadStore):
             )  # WAL: durable at checkpoint, never torn
             connection.execute("PRAGMA foreign_keys=ON")
             self._migrate(connection)
+        except sqlite3.DatabaseError as exc:
+            connection.close()
+            raise StoreUnavailableError(
+                f"cannot open the thread database {str(self.path)!r}: {exc}; point the store at "
+                "a SQLite file this SDK wrote, or at a path where it may create one"
+            ) from exc
         except BaseException:
             connection.close()
             raise
