@@ -44,7 +44,8 @@ class RunSummary:
     """One run of a thread, as the thread store keeps it.
 
     ``outcome`` is ``"success"``, ``"interrupt"``, ``"error"`` or ``"cancelled"``; ``usage`` is
-    the run's token usage as wire JSON (``TokenUsage`` dumped), when the agent reported one.
+    the run's token usage as wire JSON (the terminal event's ``TokenUsage`` list, dumped), when
+    the agent reported one.
     Times are seconds since the epoch.
     """
 
@@ -53,7 +54,7 @@ class RunSummary:
     started_at: float
     finished_at: float
     error_code: Optional[str] = None
-    usage: Optional[dict[str, Any]] = None
+    usage: Optional[list[dict[str, Any]]] = None
 
 
 @dataclass(frozen=True)
