@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable
-from dataclasses import asdict
-from typing import Any, Optional, TypeVar
+from typing import Optional, TypeVar
 
 import anyio
 from starlette.requests import Request
@@ -41,47 +40,13 @@ from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
     TITLE_LENGTH,
-    StoredThread,
-    ThreadSummary,
 )
 
-__all__ = ["ThreadsEndpoint", "summary_json", "thread_json"]
+__all__ = ["ThreadsEndpoint"]
 
 _T = TypeVar("_T")
 _MAX_RENAME_BODY = 16 * 1024
 _MAX_TITLE = 4 * TITLE_LENGTH
-
-
-def summary_json(summary: ThreadSummary) -> dict[str, Any]:
-    """A thread's listing entry as the endpoint sends it (camelCase)."""
-    return {
-        "threadId": summary.thread_id,
-        "title": summary.title,
-        "createdAt": summary.created_at,
-        "updatedAt": summary.updated_at,
-        "messageCount": summary.message_count,
-        "runCount": summary.run_count,
-    }
-
-
-def thread_json(thread: StoredThread) -> dict[str, Any]:
-    """A whole thread as the endpoint sends it: the summary, messages as wire JSON, state,
-    runs and version."""
-    return {
-        **summary_json(thread.summary),
-        "messages": [m.model_dump(by_alias=True, mode="json") for m in thread.messages],
-        "state": thread.state,
-        "runs": [_camel(asdict(run)) for run in thread.runs],
-        "version": thread.version,
-    }
-
-
-def _camel(fields: dict[str, Any]) -> dict[str, Any]:
-    def camel(name: str) -> str:
-        head, *rest = name.split("_")
-        return head + "".join(part.title() for part in rest)
-
-    return {camel(name): value for name, value in fields.items()}
 
 
 class ThreadsEndpoint:
@@ -119,7 +84,7 @@ class ThreadsEndpoint:
         except ValueError as exc:
             raise RequestRejectedError(400, "invalid_cursor", str(exc)) from None
         body = {
-            "threads": [summary_json(summary) for summary in page.threads],
+            "threads": [summary.to_json() for summary in page.threads],
             "nextCursor": page.next_cursor,
         }
         await send_json(send, 200, json.dumps(body).encode())
@@ -131,11 +96,11 @@ class ThreadsEndpoint:
         try:
             if method in ("GET", "HEAD"):
                 thread = await self._ask(self._store.load(thread_id, owner=owner))
-                await send_json(send, 200, json.dumps(thread_json(thread)).encode())
+                await send_json(send, 200, json.dumps(thread.to_json()).encode())
             elif method == "PATCH":
                 title = await _title(request, receive)
                 summary = await self._ask(self._store.rename(thread_id, owner=owner, title=title))
-                await send_json(send, 200, json.dumps(summary_json(summary)).encode())
+                await send_json(send, 200, json.dumps(summary.to_json()).encode())
             elif method == "DELETE":
                 await self._ask(self._store.delete(thread_id, owner=owner))
                 await send({"type": "http.response.start", "status": 204, "headers": []})

@@ -69,6 +69,17 @@ class ThreadSummary:
     message_count: int
     run_count: int
 
+    def to_json(self) -> dict[str, Any]:
+        """The wire form (camelCase) the threads endpoints and ``agui threads`` send."""
+        return {
+            "threadId": self.thread_id,
+            "title": self.title,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "messageCount": self.message_count,
+            "runCount": self.run_count,
+        }
+
 
 @dataclass(frozen=True)
 class StoredThread:
@@ -83,6 +94,27 @@ class StoredThread:
     @property
     def thread_id(self) -> str:
         return self.summary.thread_id
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: the summary's, with ``messages`` (wire JSON), ``state``, ``runs``
+        (camelCase) and ``version``."""
+        return {
+            **self.summary.to_json(),
+            "messages": [m.model_dump(by_alias=True, mode="json") for m in self.messages],
+            "state": self.state,
+            "runs": [
+                {
+                    "runId": run.run_id,
+                    "outcome": run.outcome,
+                    "startedAt": run.started_at,
+                    "finishedAt": run.finished_at,
+                    "errorCode": run.error_code,
+                    "usage": run.usage,
+                }
+                for run in self.runs
+            ],
+            "version": self.version,
+        }
 
 
 @dataclass(frozen=True)
