@@ -34,8 +34,11 @@ def postgres_bindir() -> Path:
         return Path(found).resolve().parent
     pg_config = shutil.which("pg_config")
     if pg_config is not None:
-        bindir = Path(subprocess.run([pg_config, "--bindir"], capture_output=True, text=True,
-                                     check=True).stdout.strip())
+        bindir = Path(
+            subprocess.run(
+                [pg_config, "--bindir"], capture_output=True, text=True, check=True
+            ).stdout.strip()
+        )
         if (bindir / "initdb").exists():
             return bindir
     candidates = sorted(
@@ -99,12 +102,20 @@ class PostgresServer:
         for _ in range(5):
             if new_port or not self.port:
                 self.port = free_port()
-            options = (
-                f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root}{self._settings}"
-            )
+            options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root}{self._settings}"
             started = self._pg(
-                "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "30",
-                "-o", options, "start", check=False,
+                "pg_ctl",
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.log),
+                "-w",
+                "-t",
+                "30",
+                "-o",
+                options,
+                "start",
+                check=False,
             )
             if started.returncode == 0:
                 return

@@ -1,8 +1,9 @@
-"""The thread-store contract, on every backend: in-memory and SQLite (a real file)."""
+"""The thread-store contract, on every backend: in-memory, SQLite (a real file) and PostgreSQL (a
+real server: the session's throwaway cluster, a new database per test)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,14 @@ from ag_ui.core import AssistantMessage, TextInputContent, ToolCall, UserMessage
 from ag_ui.core.types import FunctionCall, Message, ToolMessage
 from ag_ui.store import (
     InMemoryThreadStore,
+    PostgresThreadStore,
     RunSummary,
     SqliteThreadStore,
     ThreadNotFoundError,
     ThreadStore,
     open_thread_store,
 )
+from tests.postgres_helpers import PostgresServer
 
 pytestmark = pytest.mark.anyio
 
@@ -35,11 +38,17 @@ class Clock:
 StoreFactory = Callable[[Clock], ThreadStore]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
     if request.param == "memory":
-        return lambda clock: InMemoryThreadStore(clock=clock)
-    return lambda clock: SqliteThreadStore(tmp_path / "data" / "threads.db", clock=clock)
+        yield lambda clock: InMemoryThreadStore(clock=clock)
+    elif request.param == "sqlite":
+        yield lambda clock: SqliteThreadStore(tmp_path / "data" / "threads.db", clock=clock)
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        url = server.database()
+        yield lambda clock: PostgresThreadStore(url, clock=clock)
+        server.drop(url)
 
 
 @pytest.fixture
@@ -249,15 +258,23 @@ def test_urls_open_the_named_store(tmp_path: Path) -> None:
     absolute = open_thread_store(f"sqlite:///{tmp_path}/my%20threads.db")
     assert isinstance(absolute, SqliteThreadStore)
     assert absolute.path == tmp_path / "my threads.db"
+    for scheme in ("postgresql", "postgres"):
+        url = f"{scheme}://agui:secret@db.example:5432/threads"
+        postgres = open_thread_store(url)
+        assert isinstance(postgres, PostgresThreadStore)
+        assert postgres.url == url
+    assert isinstance(open_thread_store("postgresql:///threads"), PostgresThreadStore)
 
 
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("redis://localhost", "is not supported; use memory: or sqlite:///"),
+        ("redis://localhost", "is not supported; use memory:, sqlite:///.* or postgresql://"),
         ("threads.db", "is not supported"),
         ("sqlite://host/threads.db", "a SQLite URL is sqlite:/// then the file's path"),
         ("sqlite:///", "a SQLite URL is sqlite:/// then the file's path"),
+        ("postgresql://", "a PostgreSQL URL names the server"),
+        ("postgres:", "a PostgreSQL URL names the server"),
     ],
 )
 def test_bad_urls_say_what_is_accepted(url: str, message: str) -> None:
