@@ -16,8 +16,11 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +128,35 @@ class PostgresServer:
     def stop(self, mode: str = "fast") -> None:
         """``pg_ctl stop``: ``fast`` ends the sessions and stops; ``immediate`` is a crash."""
         self._pg("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "30", "stop", check=False)
+
+    def _processes(self) -> list[int]:
+        """The postmaster's pid (first line of postmaster.pid) and its children's."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue  # exited meanwhile
+            if int(stat.rsplit(")", 1)[1].split()[1]) == postmaster:  # field 4: the parent
+                children.append(int(entry.name))
+        return [postmaster, *children]
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Every process of the cluster stopped with SIGSTOP for the block: connections are
+        still accepted by the kernel and queries sent, but nothing answers (a hung server).
+        SIGCONT always follows."""
+        processes = self._processes()
+        for pid in processes:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            for pid in processes:
+                os.kill(pid, signal.SIGCONT)
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"

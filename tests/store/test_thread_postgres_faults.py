@@ -163,6 +163,26 @@ async def test_a_restart_under_load_fails_saves_in_bounded_time_and_the_pool_rec
         await store.aclose()
 
 
+async def test_a_hung_server_fails_within_the_timeout_and_the_store_goes_on(
+    postgres_server: PostgresServer, database: str
+) -> None:
+    store = PostgresThreadStore(database, timeout=1.0, connect_timeout=1)
+    await store.save("t1", owner=None, messages=[], state={"n": 0})
+    hi = [UserMessage(id="u", content="hi")]
+    with postgres_server.paused():
+        for _ in range(2):  # the connection a cancelled query held is closed, not reused
+            started = time.monotonic()
+            with pytest.raises(
+                StoreUnavailableError, match=r"did not answer: no answer in time \(timeout 1 s,"
+            ):
+                await store.save("t1", owner=None, messages=hi, state={"n": 1})
+            assert time.monotonic() - started < 2.5
+    await store.save("t1", owner=None, messages=hi, state={"n": 2})
+    thread = await store.load("t1", owner=None)
+    assert (thread.state, len(thread.messages)) == ({"n": 2}, 1)
+    await store.aclose()
+
+
 async def test_a_server_that_is_not_there_fails_within_the_timeout() -> None:
     url = f"postgresql://agui:s3cret@127.0.0.1:{free_port()}/threads"
     store = PostgresThreadStore(url, timeout=1.5, connect_timeout=1)

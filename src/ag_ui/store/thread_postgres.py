@@ -130,6 +130,8 @@ def redacted_url(url: str) -> str:
 
 
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"  # the call's own deadline; the bounds follow in the message
     # libpq's messages span lines ("connection failed: ...\n\tIs the server running ..."); an
     # error of this SDK is one line.
     return " ".join(str(exc).split()) or type(exc).__name__
