@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import anyio
 from pydantic import TypeAdapter
 
+from ag_ui.core._gc_tracking import untrack_plain
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
 from ag_ui.store._thread_base import (
@@ -354,9 +355,13 @@ class PostgresThreadStore(ThreadStore):
                 return row, await cursor.fetchall()
 
         row, runs = await self._run(work)
+        messages = _MESSAGES.validate_json(row[7])
+        # As the server does with a request's messages: a long thread held by a run would make
+        # every full garbage-collector pass visit each of its models (core/_gc_tracking.py).
+        untrack_plain(messages)
         return StoredThread(
             summary=_summary(row),
-            messages=_MESSAGES.validate_json(row[7]),
+            messages=messages,
             state=json.loads(row[8]),
             runs=[
                 RunSummary(
