@@ -220,3 +220,19 @@ def test_urls_lose_their_password_in_messages() -> None:
     assert redacted_url("postgres://h/db?user=u&password=pw&sslmode=require") == (
         "postgres://h/db?user=u&password=***&sslmode=require"
     )
+
+
+async def test_times_stay_exact_on_a_server_that_prints_floats_short(database: str) -> None:
+    # extra_float_digits = 0 makes PostgreSQL print 15 significant digits, which would round
+    # every time; the store sets it back on each of its connections.
+    with psycopg.connect(database, autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{database.rsplit("/", 1)[1]}" SET extra_float_digits = 0')
+    store = PostgresThreadStore(database, clock=lambda: 1_796_593_526.2993753)
+    run = RunSummary(run_id="r", outcome="success", started_at=0.1 + 0.2, finished_at=1e-7)
+    try:
+        await store.save("t1", owner=None, messages=[], state={}, run=run)
+        thread = await store.load("t1", owner=None)
+    finally:
+        await store.aclose()
+    assert thread.runs == [run]
+    assert thread.summary.updated_at == 1_796_593_526.2993753

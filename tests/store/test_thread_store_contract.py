@@ -230,6 +230,23 @@ async def test_titles_come_from_the_first_user_message(store: ThreadStore) -> No
     assert (await store.save("c", owner=None, messages=assistant_only, state={})).title == ""
 
 
+async def test_times_come_back_as_the_floats_saved(make_store: StoreFactory) -> None:
+    clock = Clock()
+    clock.now = 1_796_593_526.2993753
+    store = make_store(clock)
+    run = RunSummary(run_id="r", outcome="success", started_at=0.1 + 0.2, finished_at=1e-7)
+    try:
+        saved = await store.save("t1", owner=None, messages=[], state={}, run=run)
+        loaded = await store.load("t1", owner=None)
+        assert loaded.runs == [run]
+        assert loaded.summary == saved
+        assert saved.created_at == 1_796_593_527.2993753
+        listed = (await store.list_threads(owner=None)).threads
+        assert listed == [saved]
+    finally:
+        await store.aclose()
+
+
 async def test_ping_answers(store: ThreadStore) -> None:
     await store.ping()
 

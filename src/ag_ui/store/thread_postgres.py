@@ -26,7 +26,6 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import anyio
 from pydantic import TypeAdapter
 
-from ag_ui.core._gc_tracking import untrack_plain
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
 from ag_ui.store._thread_base import (
@@ -138,6 +137,13 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+async def _configure(db: AsyncConnection[tuple[Any, ...]]) -> None:
+    # Times are DOUBLE PRECISION and come back as text (the runs inside JSON too): with
+    # extra_float_digits at 1 or more PostgreSQL prints the shortest exact form, whatever the
+    # server's own setting, so a time loads as the very float that was saved.
+    await db.execute("SET extra_float_digits = 1")
+
+
 class PostgresThreadStore(ThreadStore):
     """Threads in a PostgreSQL database (``postgresql://user:password@host:port/dbname``, any
     libpq URL); the tables are created on first use.
@@ -202,6 +208,7 @@ class PostgresThreadStore(ThreadStore):
             # A connection the database dropped (a restart) is found out before it is handed
             # over, so that one outage does not fail a call per pooled connection afterwards.
             check=AsyncConnectionPool.check_connection,
+            configure=_configure,
             open=False,
             name="ag_ui-threads",
         )
@@ -332,47 +339,38 @@ class PostgresThreadStore(ThreadStore):
     async def load(self, thread_id: str, *, owner: Optional[str]) -> StoredThread:
         owner_sql, owner_args = _owner_is(owner)
 
-        async def work(
-            db: AsyncConnection[tuple[Any, ...]],
-        ) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
-            async with db.transaction():
-                # One snapshot for the thread and its runs, so that a save in between cannot
-                # show the new run beside the old messages.
-                await db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                cursor = await db.execute(
-                    f"SELECT {_SUMMARY_COLUMNS}, messages, state, version FROM ag_ui_threads "
-                    f"WHERE thread_id = %s AND {owner_sql}",
-                    (thread_id, *owner_args),
-                )
-                row = await cursor.fetchone()
-                if row is None:
-                    raise ThreadNotFoundError(thread_id)
-                cursor = await db.execute(
-                    "SELECT run_id, outcome, started_at, finished_at, error_code, usage "
-                    "FROM ag_ui_thread_runs WHERE thread_id = %s ORDER BY seq",
-                    (thread_id,),
-                )
-                return row, await cursor.fetchall()
+        async def work(db: AsyncConnection[tuple[Any, ...]]) -> Optional[tuple[Any, ...]]:
+            # One statement, so one snapshot: a save committed meanwhile cannot show its new run
+            # beside the old messages. The runs come as one JSON array (one round trip).
+            cursor = await db.execute(
+                f"SELECT {_SUMMARY_COLUMNS}, messages, state, version, "
+                "(SELECT COALESCE(json_agg(json_build_array(run_id, outcome, started_at, "
+                "finished_at, error_code, usage) ORDER BY seq), '[]')::text "
+                "FROM ag_ui_thread_runs r WHERE r.thread_id = t.thread_id) "
+                f"FROM ag_ui_threads t WHERE thread_id = %s AND {owner_sql}",
+                (thread_id, *owner_args),
+            )
+            return await cursor.fetchone()
 
-        row, runs = await self._run(work)
-        messages = _MESSAGES.validate_json(row[7])
-        # As the server does with a request's messages: a long thread held by a run would make
-        # every full garbage-collector pass visit each of its models (core/_gc_tracking.py).
-        untrack_plain(messages)
+        row = await self._run(work)
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
         return StoredThread(
             summary=_summary(row),
-            messages=messages,
+            messages=_MESSAGES.validate_json(row[7]),
             state=json.loads(row[8]),
             runs=[
                 RunSummary(
-                    run_id=r[0],
-                    outcome=r[1],
-                    started_at=r[2],
-                    finished_at=r[3],
-                    error_code=r[4],
-                    usage=json.loads(r[5]) if r[5] is not None else None,
+                    run_id=run_id,
+                    outcome=outcome,
+                    started_at=started_at,
+                    finished_at=finished_at,
+                    error_code=error_code,
+                    usage=json.loads(usage) if usage is not None else None,
                 )
-                for r in runs
+                for run_id, outcome, started_at, finished_at, error_code, usage in json.loads(
+                    row[10]
+                )
             ],
             version=row[9],
         )
