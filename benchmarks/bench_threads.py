@@ -4,20 +4,31 @@ The target (issue "threads"): a thread of 10,000 messages is read in under 100 m
 the whole of ``load``: the row fetched, its JSON parsed and validated into typed messages.
 
     .venv/bin/python benchmarks/bench_threads.py [--messages 10000] [--rounds 7]
+
+The PostgreSQL row runs against AG_UI_BENCH_POSTGRES_URL when set (a database it may create
+tables in), else against a throwaway cluster it starts and removes (tests/postgres_helpers.py:
+initdb in a temp dir, fsync on as in production, 127.0.0.1); without PostgreSQL installed the row
+is left out, saying why.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ag_ui.core import AssistantMessage, ToolCall, UserMessage
 from ag_ui.core.types import FunctionCall, Message, ToolMessage
 from ag_ui.store import InMemoryThreadStore, SqliteThreadStore, ThreadStore
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def conversation(size: int) -> list[Message]:
@@ -53,19 +64,60 @@ async def measure(store: ThreadStore, messages: list[Message], rounds: int) -> t
     return statistics.median(saves) * 1000, statistics.median(loads) * 1000
 
 
+@contextmanager
+def postgres_url() -> Iterator[str | None]:
+    """The database to measure: the environment's, else a throwaway cluster's (``None`` when
+    PostgreSQL or the postgres extra is missing)."""
+    given = os.environ.get("AG_UI_BENCH_POSTGRES_URL")
+    if given:
+        yield given
+        return
+    sys.path.insert(0, str(ROOT))  # the cluster helper the tests use
+    try:
+        import psycopg  # noqa: F401
+
+        from tests.postgres_helpers import PostgresServer
+
+        server = PostgresServer(fsync=True)
+    except BaseException as exc:  # pytest.fail (no PostgreSQL) raises a BaseException
+        print(f"postgres: left out ({' '.join(str(exc).split())[:200]})")
+        yield None
+        return
+    try:
+        yield server.database()
+    finally:
+        server.close()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--backends",
+        default="memory,sqlite,postgres",
+        help="comma-separated, measured in this order (each one's objects stay alive for the "
+        "next, so a later backend's garbage-collector passes cost a little more)",
+    )
     args = parser.parse_args()
     messages = conversation(args.messages)
     print(f"thread of {args.messages:,} messages, median of {args.rounds} rounds")
     print(f"{'backend':<10} {'save ms':>9} {'load ms':>9}  target: load < 100 ms")
-    with tempfile.TemporaryDirectory() as directory:
-        stores: list[tuple[str, ThreadStore]] = [
-            ("memory", InMemoryThreadStore()),
-            ("sqlite", SqliteThreadStore(Path(directory) / "threads.db")),
-        ]
+    backends = args.backends.split(",")
+    unknown = set(backends) - {"memory", "sqlite", "postgres"}
+    if unknown:
+        parser.error(f"unknown backends {sorted(unknown)}; choose among memory, sqlite, postgres")
+    with tempfile.TemporaryDirectory() as directory, postgres_url() as url:
+        stores: list[tuple[str, ThreadStore]] = []
+        for name in backends:
+            if name == "memory":
+                stores.append((name, InMemoryThreadStore()))
+            elif name == "sqlite":
+                stores.append((name, SqliteThreadStore(Path(directory) / "threads.db")))
+            elif url is not None:
+                from ag_ui.store import PostgresThreadStore
+
+                stores.append((name, PostgresThreadStore(url)))
         for name, store in stores:
             save_ms, load_ms = await measure(store, messages, args.rounds)
             verdict = "ok" if load_ms < 100 else "OVER"

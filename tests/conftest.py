@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.frameworks.fixtures import framework_server  # noqa: F401  (a fixture, see there)
+from tests.postgres_helpers import PostgresServer
 from tests.redis_helpers import RedisServer
 
 # pytester: the test kit's pytest plugin is tested in subprocess pytest runs (tests/testing).
@@ -50,6 +51,15 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
     server = RedisServer(tmp_path_factory.mktemp("redis"))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster on 127.0.0.1 for the whole session (each xdist worker
+    has its own; ``postgres_server.database()`` gives a test its own database)."""
+    server = PostgresServer()
+    yield server
+    server.close()
 
 
 _DEMO_READY = re.compile(r"AG-UI demo agent on http://(?P<address>127\.0\.0\.1:\d+)/agent")

@@ -38,7 +38,7 @@ LAYERS: dict[str, list[set[str]]] = {
     "store": [
         {"_renamed", "_thread_cursor"},
         {"_base", "_thread_base"},
-        {"memory", "redis", "thread_memory", "thread_sqlite", "thread_url"},
+        {"memory", "redis", "thread_memory", "thread_sqlite", "thread_postgres", "thread_url"},
         {"__init__"},
     ],
 }

@@ -212,6 +212,7 @@ def test_public_surface() -> None:
         "HistoryTrimmedError",
         "InMemoryRunStore",
         "InMemoryThreadStore",
+        "PostgresThreadStore",
         "RedisRunStore",
         "RunAbandonedError",
         "RunNotFoundError",

@@ -1,8 +1,9 @@
-"""The thread-store contract, on every backend: in-memory and SQLite (a real file)."""
+"""The thread-store contract, on every backend: in-memory, SQLite (a real file) and PostgreSQL (a
+real server: the session's throwaway cluster, a new database per test)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,14 @@ from ag_ui.core import AssistantMessage, TextInputContent, ToolCall, UserMessage
 from ag_ui.core.types import FunctionCall, Message, ToolMessage
 from ag_ui.store import (
     InMemoryThreadStore,
+    PostgresThreadStore,
     RunSummary,
     SqliteThreadStore,
     ThreadNotFoundError,
     ThreadStore,
     open_thread_store,
 )
+from tests.postgres_helpers import PostgresServer
 
 pytestmark = pytest.mark.anyio
 
@@ -35,11 +38,17 @@ class Clock:
 StoreFactory = Callable[[Clock], ThreadStore]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
     if request.param == "memory":
-        return lambda clock: InMemoryThreadStore(clock=clock)
-    return lambda clock: SqliteThreadStore(tmp_path / "data" / "threads.db", clock=clock)
+        yield lambda clock: InMemoryThreadStore(clock=clock)
+    elif request.param == "sqlite":
+        yield lambda clock: SqliteThreadStore(tmp_path / "data" / "threads.db", clock=clock)
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        url = server.database()
+        yield lambda clock: PostgresThreadStore(url, clock=clock)
+        server.drop(url)
 
 
 @pytest.fixture
@@ -221,6 +230,23 @@ async def test_titles_come_from_the_first_user_message(store: ThreadStore) -> No
     assert (await store.save("c", owner=None, messages=assistant_only, state={})).title == ""
 
 
+async def test_times_come_back_as_the_floats_saved(make_store: StoreFactory) -> None:
+    clock = Clock()
+    clock.now = 1_796_593_526.2993753
+    store = make_store(clock)
+    run = RunSummary(run_id="r", outcome="success", started_at=0.1 + 0.2, finished_at=1e-7)
+    try:
+        saved = await store.save("t1", owner=None, messages=[], state={}, run=run)
+        loaded = await store.load("t1", owner=None)
+        assert loaded.runs == [run]
+        assert loaded.summary == saved
+        assert saved.created_at == 1_796_593_527.2993753
+        listed = (await store.list_threads(owner=None)).threads
+        assert listed == [saved]
+    finally:
+        await store.aclose()
+
+
 async def test_ping_answers(store: ThreadStore) -> None:
     await store.ping()
 
@@ -249,15 +275,23 @@ def test_urls_open_the_named_store(tmp_path: Path) -> None:
     absolute = open_thread_store(f"sqlite:///{tmp_path}/my%20threads.db")
     assert isinstance(absolute, SqliteThreadStore)
     assert absolute.path == tmp_path / "my threads.db"
+    for scheme in ("postgresql", "postgres"):
+        url = f"{scheme}://agui:secret@db.example:5432/threads"
+        postgres = open_thread_store(url)
+        assert isinstance(postgres, PostgresThreadStore)
+        assert postgres.url == url
+    assert isinstance(open_thread_store("postgresql:///threads"), PostgresThreadStore)
 
 
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("redis://localhost", "is not supported; use memory: or sqlite:///"),
+        ("redis://localhost", "is not supported; use memory:, sqlite:///.* or postgresql://"),
         ("threads.db", "is not supported"),
         ("sqlite://host/threads.db", "a SQLite URL is sqlite:/// then the file's path"),
         ("sqlite:///", "a SQLite URL is sqlite:/// then the file's path"),
+        ("postgresql://", "a PostgreSQL URL names the server"),
+        ("postgres:", "a PostgreSQL URL names the server"),
     ],
 )
 def test_bad_urls_say_what_is_accepted(url: str, message: str) -> None:

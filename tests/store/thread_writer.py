@@ -1,7 +1,8 @@
-"""A process that writes threads into a SQLite thread store (driven by test_thread_sqlite_faults).
+"""A process that writes threads into a thread store (driven by test_thread_sqlite_faults and
+test_thread_postgres_faults). TARGET is a SQLite file's path or a thread store URL.
 
-python -m tests.store.thread_writer PATH WORKER COUNT   write COUNT threads, once each
-python -m tests.store.thread_writer PATH forever        rewrite one thread until killed
+python -m tests.store.thread_writer TARGET WORKER COUNT   write COUNT threads, once each
+python -m tests.store.thread_writer TARGET forever        rewrite one thread until killed
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 
 from ag_ui.core import AssistantMessage, UserMessage
 from ag_ui.core.types import Message
-from ag_ui.store import RunSummary, SqliteThreadStore
+from ag_ui.store import RunSummary, SqliteThreadStore, ThreadStore, open_thread_store
 
 
 def messages_of(size: int) -> list[Message]:
@@ -24,8 +25,12 @@ def messages_of(size: int) -> list[Message]:
     return messages
 
 
-async def write_threads(path: str, worker: str, count: int) -> None:
-    store = SqliteThreadStore(path)
+def store_for(target: str) -> ThreadStore:
+    return open_thread_store(target) if "://" in target else SqliteThreadStore(target)
+
+
+async def write_threads(target: str, worker: str, count: int) -> None:
+    store = store_for(target)
     for n in range(count):
         run = RunSummary(run_id=f"r-{worker}-{n}", outcome="success", started_at=0, finished_at=1)
         await store.save(
@@ -38,8 +43,8 @@ async def write_threads(path: str, worker: str, count: int) -> None:
     await store.aclose()
 
 
-async def rewrite_forever(path: str) -> None:
-    store = SqliteThreadStore(path)
+async def rewrite_forever(target: str) -> None:
+    store = store_for(target)
     n = 0
     while True:
         n += 1

@@ -1,8 +1,9 @@
 """Run stores for resumable runs: in-memory (default) and Redis Streams (across workers); thread
-stores for conversations kept after their runs: in-memory and SQLite, opened by URL with
-``open_thread_store``.
+stores for conversations kept after their runs: in-memory, SQLite and PostgreSQL, opened by
+URL with ``open_thread_store``.
 
-``RedisRunStore`` is imported lazily so that the in-memory store needs no extra. The errors a
+``RedisRunStore`` and ``PostgresThreadStore`` are imported lazily, so that the in-memory and
+SQLite stores need no extra (``import ag_ui.store`` imports neither redis nor psycopg). The errors a
 store raises live in the SDK's one error tree (``ag_ui.core.errors``) and are re-exported here
 and by ``ag_ui.server``.
 """
@@ -44,11 +45,13 @@ from ag_ui.store.thread_url import open_thread_store
 
 if TYPE_CHECKING:
     from ag_ui.store.redis import RedisRunStore
+    from ag_ui.store.thread_postgres import PostgresThreadStore
 
 __all__ = [
     "HistoryTrimmedError",
     "InMemoryRunStore",
     "InMemoryThreadStore",
+    "PostgresThreadStore",
     "RedisRunStore",
     "RunAbandonedError",
     "RunNotFoundError",
@@ -73,4 +76,8 @@ def __getattr__(name: str) -> Any:
         from ag_ui.store.redis import RedisRunStore
 
         return RedisRunStore
+    if name == "PostgresThreadStore":
+        from ag_ui.store.thread_postgres import PostgresThreadStore
+
+        return PostgresThreadStore
     raise AttributeError(f"module 'ag_ui.store' has no attribute {name!r}")

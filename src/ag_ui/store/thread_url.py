@@ -9,15 +9,20 @@ from ag_ui.store._thread_base import ThreadStore
 
 __all__ = ["THREAD_STORE_URLS", "open_thread_store"]
 
-THREAD_STORE_URLS = "memory: or sqlite:///relative/path.db or sqlite:////absolute/path.db"
+THREAD_STORE_URLS = (
+    "memory:, sqlite:///relative/path.db, sqlite:////absolute/path.db or "
+    "postgresql://user:password@host:5432/dbname"
+)
 """The URL forms ``open_thread_store`` accepts, for error messages and ``--help``."""
 
 
 def open_thread_store(url: str) -> ThreadStore:
     """``memory:`` for ``InMemoryThreadStore``; ``sqlite:///PATH`` for ``SqliteThreadStore``
     (three slashes then the path, so ``sqlite:////var/lib/agui/threads.db`` is absolute, as in
-    SQLAlchemy). Anything else raises ``ValueError`` naming the accepted forms. Opening is lazy:
-    the database file is created on first use."""
+    SQLAlchemy); ``postgresql://...`` or ``postgres://...`` (a libpq URL) for
+    ``PostgresThreadStore`` (the postgres extra). Anything else raises ``ValueError`` naming the
+    accepted forms. Opening is lazy: the database file, or the connection pool and the tables,
+    are made on first use."""
     if url == "memory:" or url == "memory://":
         from ag_ui.store.thread_memory import InMemoryThreadStore
 
@@ -32,4 +37,14 @@ def open_thread_store(url: str) -> ThreadStore:
         from ag_ui.store.thread_sqlite import SqliteThreadStore
 
         return SqliteThreadStore(Path(unquote(parts.path[1:])))
+    if parts.scheme in ("postgresql", "postgres"):
+        # postgresql:///dbname (the local socket) is a libpq URL; a bare scheme is not.
+        if not (parts.netloc or parts.path.strip("/") or parts.query):
+            raise ValueError(
+                f"thread store URL {url!r}: a PostgreSQL URL names the server, "
+                "postgresql://user:password@host:5432/dbname"
+            )
+        from ag_ui.store.thread_postgres import PostgresThreadStore
+
+        return PostgresThreadStore(url)
     raise ValueError(f"thread store URL {url!r} is not supported; use {THREAD_STORE_URLS}")

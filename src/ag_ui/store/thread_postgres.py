@@ -1,0 +1,448 @@
+"""PostgreSQL thread store: for when one machine's SQLite file is outgrown.
+
+psycopg 3 with an ``AsyncConnectionPool`` (the ``postgres`` extra), created and opened on first
+use. Every save is one transaction: the thread row is inserted if new and locked
+(``SELECT ... FOR UPDATE``), its run appended and the row rewritten, so a writer killed mid-save
+leaves the previous version whole (PostgreSQL rolls back a transaction whose client vanished).
+
+Tables are prefixed ``ag_ui_`` so that the store can share a database with an application. The
+schema version lives in ``ag_ui_schema``; ``_MIGRATIONS`` holds one script per version, applied in
+one transaction under ``pg_advisory_xact_lock``, so that several processes starting at once
+migrate once and the others wait for it. A database migrated by a newer SDK is refused.
+
+Messages and state are stored as ``TEXT`` holding wire JSON rather than ``JSONB``: a load hands
+the text straight to pydantic's ``validate_json`` (one C pass for 10,000 messages), where JSONB
+would be re-printed by the server and parsed twice on the client.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import anyio
+from pydantic import TypeAdapter
+
+from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
+from ag_ui.core.types import Message
+from ag_ui.store._thread_base import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    RunSummary,
+    StoredThread,
+    ThreadPage,
+    ThreadStore,
+    ThreadSummary,
+    title_from_messages,
+)
+from ag_ui.store._thread_cursor import check_limit, decode_cursor, encode_cursor
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg_pool import AsyncConnectionPool
+
+__all__ = ["SCHEMA_VERSION", "PostgresThreadStore", "redacted_url"]
+
+_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+_T = TypeVar("_T")
+
+_MIGRATIONS: tuple[str, ...] = (
+    # 1: threads with their conversation as wire JSON, and one row per run.
+    """
+    CREATE TABLE ag_ui_threads (
+        thread_id     TEXT PRIMARY KEY,
+        owner         TEXT,
+        title         TEXT,
+        default_title TEXT NOT NULL,
+        created_at    DOUBLE PRECISION NOT NULL,
+        updated_at    DOUBLE PRECISION NOT NULL,
+        message_count INTEGER NOT NULL,
+        run_count     INTEGER NOT NULL,
+        version       INTEGER NOT NULL,
+        messages      TEXT NOT NULL,
+        state         TEXT NOT NULL
+    );
+    CREATE INDEX ag_ui_threads_by_owner ON ag_ui_threads (owner, updated_at DESC, thread_id);
+    CREATE TABLE ag_ui_thread_runs (
+        thread_id   TEXT NOT NULL REFERENCES ag_ui_threads (thread_id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        run_id      TEXT NOT NULL,
+        outcome     TEXT NOT NULL,
+        started_at  DOUBLE PRECISION NOT NULL,
+        finished_at DOUBLE PRECISION NOT NULL,
+        error_code  TEXT,
+        usage       TEXT,
+        PRIMARY KEY (thread_id, seq)
+    );
+    """,
+)
+SCHEMA_VERSION = len(_MIGRATIONS)
+"""The schema version this SDK writes (``ag_ui_schema``'s row for ``threads``)."""
+
+# Any fixed 64-bit number: the advisory lock every process migrating this schema takes.
+_MIGRATION_LOCK = 0x4147_5549_5448_5244  # "AGUITHRD"
+
+_SUMMARY_COLUMNS = (
+    "thread_id, owner, COALESCE(title, default_title), created_at, updated_at, "
+    "message_count, run_count"
+)
+
+
+def _summary(row: Sequence[Any]) -> ThreadSummary:
+    return ThreadSummary(
+        thread_id=row[0],
+        owner=row[1],
+        title=row[2],
+        created_at=row[3],
+        updated_at=row[4],
+        message_count=row[5],
+        run_count=row[6],
+    )
+
+
+def _owner_is(owner: Optional[str]) -> tuple[str, tuple[Any, ...]]:
+    """``owner = %s``, or ``owner IS NULL`` for anonymous threads: ``IS NOT DISTINCT FROM``
+    would say the same but never uses the owner index."""
+    if owner is None:
+        return "owner IS NULL", ()
+    return "owner = %s", (owner,)
+
+
+def redacted_url(url: str) -> str:
+    """The URL without its password (in the user part or a ``password=`` parameter), for
+    error messages and logs."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, host = netloc.rsplit("@", 1)
+        if ":" in user:
+            user = user.split(":", 1)[0] + ":***"
+        netloc = f"{user}@{host}"
+    query = parts.query
+    if "password" in query:
+        query = urlencode(
+            [(k, "***" if k == "password" else v) for k, v in parse_qsl(query)], safe="*"
+        )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"  # the call's own deadline; the bounds follow in the message
+    # libpq's messages span lines ("connection failed: ...\n\tIs the server running ..."); an
+    # error of this SDK is one line.
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+async def _configure(db: AsyncConnection[tuple[Any, ...]]) -> None:
+    # Times are DOUBLE PRECISION and come back as text (the runs inside JSON too): with
+    # extra_float_digits at 1 or more PostgreSQL prints the shortest exact form, whatever the
+    # server's own setting, so a time loads as the very float that was saved.
+    await db.execute("SET extra_float_digits = 1")
+
+
+class PostgresThreadStore(ThreadStore):
+    """Threads in a PostgreSQL database (``postgresql://user:password@host:port/dbname``, any
+    libpq URL); the tables are created on first use.
+
+    Bounds: a connection attempt gives up after ``connect_timeout`` seconds, and every call
+    returns or raises ``StoreUnavailableError`` within ``timeout`` seconds (waiting for a free
+    pooled connection included). The pool holds ``min_size`` to ``max_size`` connections; after
+    the database comes back from an outage, psycopg_pool reconnects with backoff (1, 2, 4 s
+    and so on between attempts), so the first calls after a long outage may still fail.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+        min_size: int = 1,
+        max_size: int = 10,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if timeout <= 0 or connect_timeout <= 0:
+            raise ValueError(
+                f"timeout and connect_timeout must be positive, got {timeout!r} and "
+                f"{connect_timeout!r}"
+            )
+        self.url = url
+        self._timeout = timeout
+        self._connect_timeout = connect_timeout
+        self._min_size = min_size
+        self._max_size = max_size
+        self._clock = clock
+        self._pool: Optional[AsyncConnectionPool[AsyncConnection[tuple[Any, ...]]]] = None
+        self._migrated = False
+        self._opening = anyio.Lock()
+
+    def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
+        return StoreUnavailableError(
+            f"the thread database {redacted_url(self.url)} did not answer: {_one_line(exc)} "
+            f"(timeout {self._timeout:g} s, connect_timeout {self._connect_timeout:g} s)"
+        )
+
+    # -- connection --------------------------------------------------------------------------
+    async def _open_pool(self) -> AsyncConnectionPool[AsyncConnection[tuple[Any, ...]]]:
+        if self._pool is not None:
+            return self._pool
+        try:
+            from psycopg import AsyncConnection
+            from psycopg_pool import AsyncConnectionPool
+        except ImportError as exc:  # pragma: no cover - exercised in a bare-install test
+            raise ImportError(
+                "PostgresThreadStore needs psycopg 3 and psycopg-pool: install the postgres "
+                "extra (pip install 'ag-ui-sdk[postgres]')"
+            ) from exc
+        pool: AsyncConnectionPool[AsyncConnection[tuple[Any, ...]]] = AsyncConnectionPool(
+            self.url,
+            connection_class=AsyncConnection,
+            kwargs={"autocommit": True, "connect_timeout": max(1, round(self._connect_timeout))},
+            min_size=self._min_size,
+            max_size=self._max_size,
+            timeout=self._timeout,
+            # A connection the database dropped (a restart) is found out before it is handed
+            # over, so that one outage does not fail a call per pooled connection afterwards.
+            check=AsyncConnectionPool.check_connection,
+            configure=_configure,
+            open=False,
+            name="ag_ui-threads",
+        )
+        await pool.open(wait=False)
+        self._pool = pool
+        return pool
+
+    async def _migrate(self, db: AsyncConnection[tuple[Any, ...]]) -> None:
+        async with db.transaction():
+            await db.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            await db.execute(
+                "CREATE TABLE IF NOT EXISTS ag_ui_schema "
+                "(component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+            )
+            cursor = await db.execute(
+                "SELECT version FROM ag_ui_schema WHERE component = 'threads'"
+            )
+            row = await cursor.fetchone()
+            version = row[0] if row is not None else 0
+            if version > SCHEMA_VERSION:
+                raise StoreUnavailableError(
+                    f"the thread database {redacted_url(self.url)} has schema version {version}, "
+                    f"newer than this SDK's {SCHEMA_VERSION}; upgrade ag-ui-sdk to open it"
+                )
+            for number in range(version, SCHEMA_VERSION):
+                await db.execute(_MIGRATIONS[number])
+            if version != SCHEMA_VERSION:
+                await db.execute(
+                    "INSERT INTO ag_ui_schema VALUES ('threads', %s) "
+                    "ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version",
+                    (SCHEMA_VERSION,),
+                )
+
+    async def _run(self, work: Callable[[AsyncConnection[tuple[Any, ...]]], Awaitable[_T]]) -> _T:
+        from psycopg import OperationalError
+
+        try:
+            with anyio.fail_after(self._timeout):
+                pool = await self._open_pool()
+                async with pool.connection() as db:
+                    if not self._migrated:
+                        async with self._opening:
+                            if not self._migrated:
+                                await self._migrate(db)
+                                self._migrated = True
+                    return await work(db)
+        except (OperationalError, TimeoutError) as exc:
+            # OperationalError covers the pool's own PoolTimeout and a connection the server
+            # closed mid-call; the transaction was rolled back by the server either way.
+            raise self._unavailable(exc) from exc
+
+    # -- the contract ------------------------------------------------------------------------
+    async def save(
+        self,
+        thread_id: str,
+        *,
+        owner: Optional[str],
+        messages: Sequence[Message],
+        state: Any,
+        run: Optional[RunSummary] = None,
+    ) -> ThreadSummary:
+        messages_json = _MESSAGES.dump_json(
+            list(messages), by_alias=True, exclude_none=True
+        ).decode()
+        try:
+            state_json = json.dumps(state, separators=(",", ":"))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"thread {thread_id!r}: the state is not JSON ({exc})") from exc
+        default_title = title_from_messages(messages)
+        usage = json.dumps(run.usage) if run is not None and run.usage is not None else None
+        now = self._clock()
+
+        async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:
+            async with db.transaction():
+                # Insert-if-new then lock: two first saves of one id at once both end up
+                # locking the one row, and the second waits for the first to commit.
+                await db.execute(
+                    "INSERT INTO ag_ui_threads VALUES "
+                    "(%s, %s, NULL, %s, %s, %s, 0, 0, 0, '[]', 'null') "
+                    "ON CONFLICT (thread_id) DO NOTHING",
+                    (thread_id, owner, default_title, now, now),
+                )
+                cursor = await db.execute(
+                    "SELECT owner, run_count FROM ag_ui_threads WHERE thread_id = %s FOR UPDATE",
+                    (thread_id,),
+                )
+                row = await cursor.fetchone()
+                if row is None or row[0] != owner:
+                    # None: deleted by another call between the insert and the lock.
+                    raise ThreadNotFoundError(thread_id)
+                run_count = row[1]
+                if run is not None:
+                    run_count += 1
+                    await db.execute(
+                        "INSERT INTO ag_ui_thread_runs VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                        (
+                            thread_id,
+                            run_count,
+                            run.run_id,
+                            run.outcome,
+                            run.started_at,
+                            run.finished_at,
+                            run.error_code,
+                            usage,
+                        ),
+                    )
+                cursor = await db.execute(
+                    "UPDATE ag_ui_threads SET default_title = %s, "
+                    "updated_at = GREATEST(updated_at, %s), message_count = %s, run_count = %s, "
+                    "version = version + 1, messages = %s, state = %s WHERE thread_id = %s "
+                    f"RETURNING {_SUMMARY_COLUMNS}",
+                    (
+                        default_title,
+                        now,
+                        len(messages),
+                        run_count,
+                        messages_json,
+                        state_json,
+                        thread_id,
+                    ),
+                )
+                summary = await cursor.fetchone()
+                assert summary is not None  # the row is locked by this transaction
+                return _summary(summary)
+
+        return await self._run(work)
+
+    async def load(self, thread_id: str, *, owner: Optional[str]) -> StoredThread:
+        owner_sql, owner_args = _owner_is(owner)
+
+        async def work(db: AsyncConnection[tuple[Any, ...]]) -> Optional[tuple[Any, ...]]:
+            # One statement, so one snapshot: a save committed meanwhile cannot show its new run
+            # beside the old messages. The runs come as one JSON array (one round trip).
+            cursor = await db.execute(
+                f"SELECT {_SUMMARY_COLUMNS}, messages, state, version, "
+                "(SELECT COALESCE(json_agg(json_build_array(run_id, outcome, started_at, "
+                "finished_at, error_code, usage) ORDER BY seq), '[]')::text "
+                "FROM ag_ui_thread_runs r WHERE r.thread_id = t.thread_id) "
+                f"FROM ag_ui_threads t WHERE thread_id = %s AND {owner_sql}",
+                (thread_id, *owner_args),
+            )
+            return await cursor.fetchone()
+
+        row = await self._run(work)
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        return StoredThread(
+            summary=_summary(row),
+            messages=_MESSAGES.validate_json(row[7]),
+            state=json.loads(row[8]),
+            runs=[
+                RunSummary(
+                    run_id=run_id,
+                    outcome=outcome,
+                    started_at=started_at,
+                    finished_at=finished_at,
+                    error_code=error_code,
+                    usage=json.loads(usage) if usage is not None else None,
+                )
+                for run_id, outcome, started_at, finished_at, error_code, usage in json.loads(
+                    row[10]
+                )
+            ],
+            version=row[9],
+        )
+
+    async def list_threads(
+        self,
+        *,
+        owner: Optional[str],
+        limit: int = DEFAULT_PAGE_SIZE,
+        cursor: Optional[str] = None,
+    ) -> ThreadPage:
+        check_limit(limit, MAX_PAGE_SIZE)
+        after = decode_cursor(cursor)
+        owner_sql, owner_args = _owner_is(owner)
+        query = f"SELECT {_SUMMARY_COLUMNS} FROM ag_ui_threads WHERE {owner_sql}"
+        parameters: list[Any] = list(owner_args)
+        if after is not None:
+            query += " AND (updated_at < %s OR (updated_at = %s AND thread_id > %s))"
+            parameters += [after[0], after[0], after[1]]
+        query += " ORDER BY updated_at DESC, thread_id LIMIT %s"
+        parameters.append(limit + 1)  # one more says whether there is a next page
+
+        async def work(db: AsyncConnection[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+            found = await db.execute(query, parameters)
+            return await found.fetchall()
+
+        rows = await self._run(work)
+        threads = [_summary(row) for row in rows[:limit]]
+        next_cursor = (
+            encode_cursor(threads[-1].updated_at, threads[-1].thread_id)
+            if len(rows) > limit
+            else None
+        )
+        return ThreadPage(threads=threads, next_cursor=next_cursor)
+
+    async def rename(self, thread_id: str, *, owner: Optional[str], title: str) -> ThreadSummary:
+        owner_sql, owner_args = _owner_is(owner)
+
+        async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:
+            cursor = await db.execute(
+                f"UPDATE ag_ui_threads SET title = %s WHERE thread_id = %s AND {owner_sql} "
+                f"RETURNING {_SUMMARY_COLUMNS}",
+                (title, thread_id, *owner_args),
+            )
+            row = await cursor.fetchone()
+            if row is None:
+                raise ThreadNotFoundError(thread_id)
+            return _summary(row)
+
+        return await self._run(work)
+
+    async def delete(self, thread_id: str, *, owner: Optional[str]) -> None:
+        owner_sql, owner_args = _owner_is(owner)
+
+        async def work(db: AsyncConnection[tuple[Any, ...]]) -> None:
+            cursor = await db.execute(
+                f"DELETE FROM ag_ui_threads WHERE thread_id = %s AND {owner_sql}",
+                (thread_id, *owner_args),
+            )
+            if not cursor.rowcount:
+                raise ThreadNotFoundError(thread_id)
+
+        await self._run(work)
+
+    async def ping(self) -> None:
+        async def work(db: AsyncConnection[tuple[Any, ...]]) -> None:
+            await db.execute("SELECT 1")
+
+        await self._run(work)
+
+    async def aclose(self) -> None:
+        pool, self._pool = self._pool, None
+        self._migrated = False
+        if pool is not None:
+            await pool.close()
