@@ -40,5 +40,3 @@ async def counting_agent(run_input: RunAgentInput, ctx: RunContext) -> None:
             yield piece(i, size)
 
     await ctx.say(deltas())
-
-

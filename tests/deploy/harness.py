@@ -126,7 +126,9 @@ def render_conf(worker_ports: list[int], listen_port: int) -> str:
     text = NGINX_CONF.read_text()
     examples = re.findall(r"server 127\.0\.0\.1:(800\d)", text)
     if len(examples) != len(worker_ports):
-        raise ValueError(f"{NGINX_CONF} lists {len(examples)} workers, the test has {len(worker_ports)}")
+        raise ValueError(
+            f"{NGINX_CONF} lists {len(examples)} workers, the test has {len(worker_ports)}"
+        )
     for example, port in zip(examples, worker_ports, strict=True):
         text = text.replace(f"127.0.0.1:{example}", f"127.0.0.1:{port}")
     if text.count("listen 127.0.0.1:8080;") != 1:

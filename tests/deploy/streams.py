@@ -49,7 +49,8 @@ class StreamResult:
         """Nothing lost, repeated or reordered, and the run ended well."""
         assert self.positions == list(range(1, len(self.positions) + 1)), self.positions[:20]
         assert self.text == expected_text(pieces, size)
-        assert self.types[0] == "RUN_STARTED" and self.types[-1] == "RUN_FINISHED", self.types
+        assert self.types[0] == "RUN_STARTED", self.types
+        assert self.types[-1] == "RUN_FINISHED", self.types
 
 
 async def read_stream(client: httpx.AsyncClient, url: str, request: dict[str, Any]) -> StreamResult:

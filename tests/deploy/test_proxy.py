@@ -24,7 +24,8 @@ async def test_a_stream_is_not_buffered_by_the_proxy(deployed: Deployment) -> No
         result = await read_stream(client, f"{deployed.url}/agent", body("unbuffered", 4, 0.3))
         direct = await read_stream(client, f"{deployed.workers[0].url}/agent", body("d", 1, 0))
     result.check(4)
-    assert result.first_event_after is not None and result.first_event_after < 0.25
+    assert result.first_event_after is not None
+    assert result.first_event_after < 0.25
     assert result.headers["cache-control"] == "no-cache"
     assert result.headers["content-type"].startswith("text/event-stream")
     assert "x-accel-buffering" not in result.headers
