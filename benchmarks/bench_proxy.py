@@ -127,7 +127,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         redis = RedisServer(Path(tmp))
         try:
-            deployment = Deployment(redis, Path(tmp) / "nginx", workers=4)
+            deployment = Deployment(redis, Path(tmp) / "deploy", workers=4)
             try:
                 asyncio.run(latency(deployment, args.runs, args.concurrent))
                 asyncio.run(memory(deployment, args.streams))

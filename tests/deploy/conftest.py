@@ -20,7 +20,7 @@ def anyio_backend() -> str:
 def deployment(
     redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Deployment]:
-    deployed = Deployment(redis_server, tmp_path_factory.mktemp("nginx"))
+    deployed = Deployment(redis_server, tmp_path_factory.mktemp("deploy"))
     try:
         yield deployed
     finally:

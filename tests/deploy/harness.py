@@ -61,8 +61,10 @@ def rss_bytes(pid: int) -> int:
 class Worker:
     """One uvicorn process on its own port (an nginx upstream server); restartable on it."""
 
-    def __init__(self, env: dict[str, str], graceful_timeout: float) -> None:
+    def __init__(self, env: dict[str, str], graceful_timeout: float, log: Path) -> None:
         self.port = free_port()
+        self.log = log
+        """Where the process's stderr goes (uvicorn's and the SDK's log lines), appended."""
         self._env = env
         self._graceful_timeout = graceful_timeout
         self.process: Optional[subprocess.Popen[bytes]] = None
@@ -91,7 +93,8 @@ class Worker:
             "--timeout-graceful-shutdown",
             f"{self._graceful_timeout:g}",
         ]
-        self.process = subprocess.Popen(command, cwd=REPO, env=self._env)
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(command, cwd=REPO, env=self._env, stderr=log)
 
     def wait_ready(self) -> None:
         assert self.process is not None
@@ -146,7 +149,7 @@ class Nginx:
         self.binary = binary
         self.directory = directory
         self.port = free_port()
-        (directory / "logs").mkdir(parents=True, exist_ok=True)
+        (directory / "logs").mkdir(parents=True, exist_ok=True)  # nginx's error.log
         (directory / "agui.conf").write_text(render_conf(worker_ports, self.port))
         # As root, nginx's workers would switch to "nobody", who cannot enter pytest's private
         # temporary directories: keep them as the user running the tests.
@@ -216,14 +219,17 @@ class Deployment:
             "AGUI_TEST_PREFIX": f"deploy{free_port()}:",
             "AGUI_TEST_SHUTDOWN_GRACE": f"{shutdown_grace:g}",
         }
-        self.workers = [Worker(env, graceful_timeout) for _ in range(workers)]
+        directory.mkdir(parents=True, exist_ok=True)
+        self.workers = [
+            Worker(env, graceful_timeout, directory / f"worker{n}.log") for n in range(workers)
+        ]
         self.nginx: Optional[Nginx] = None
         try:
             for worker in self.workers:
                 worker.launch()
             for worker in self.workers:
                 worker.wait_ready()
-            self.nginx = Nginx(directory, [worker.port for worker in self.workers])
+            self.nginx = Nginx(directory / "nginx", [worker.port for worker in self.workers])
         except BaseException:
             self.close()
             raise

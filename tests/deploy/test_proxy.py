@@ -64,5 +64,5 @@ async def test_a_thousand_concurrent_streams_lose_nothing(deployed: Deployment) 
     assert len(results) == CONCURRENT
     for result in results.values():
         result.check(10)
-    # The runs overlapped: one after another they would take 1,000 s.
-    assert took < 40, took
+    # The runs overlapped: one after another they would take 1,000 s (8-17 s measured alone).
+    assert took < 90, took

@@ -58,8 +58,8 @@ async def test_a_rolling_restart_loses_nothing(deployed: Deployment) -> None:
         assert run.text == expected_text(20)
     resumed = [run for run in runs if run.reconnects]
     assert resumed, "no stream was cut: the restarts happened while nothing streamed"
-    # uvicorn's 1 s for the open streams, then at most the rest of a 2 s run.
-    assert all(took < 5 for took in stop_times), stop_times
+    # uvicorn's 1 s for the open streams, then at most the rest of a 2 s run (and a busy box).
+    assert all(took < 8 for took in stop_times), stop_times
 
 
 async def test_kill_9_of_a_worker(deployed: Deployment) -> None:
@@ -87,8 +87,9 @@ async def test_kill_9_of_a_worker(deployed: Deployment) -> None:
         assert run.text == expected_text(40)
     for run in abandoned:
         assert run.reconnects >= 1
-        # The bound counts from the last heartbeat, which came at most one interval before.
-        assert run.ended_at - killed_at < ABANDONED_WITHIN + 1.5, run.ended_at - killed_at
+        # The bound counts from the last heartbeat (at most one interval before the kill); the
+        # reconnect's back-off and a busy box come on top.
+        assert run.ended_at - killed_at < ABANDONED_WITHIN + 3, run.ended_at - killed_at
         assert expected_text(40).startswith(run.text)  # a prefix, nothing repeated
 
 
