@@ -124,9 +124,16 @@ class Worker:
         return self.process is not None and self.process.poll() is None
 
 
-def render_conf(worker_ports: list[int], listen_port: int) -> str:
-    """deploy/nginx/agui.conf with its example ports replaced by ours (and nothing else)."""
+def render_conf(
+    worker_ports: list[int], listen_port: int, *, read_timeout: Optional[str] = None
+) -> str:
+    """deploy/nginx/agui.conf with its example ports replaced by ours (and nothing else but,
+    given ``read_timeout``, ``proxy_read_timeout``: the keepalive test shortens it)."""
     text = NGINX_CONF.read_text()
+    if read_timeout is not None:
+        if text.count("proxy_read_timeout 60s;") != 1:
+            raise ValueError(f"{NGINX_CONF} must set proxy_read_timeout 60s exactly once")
+        text = text.replace("proxy_read_timeout 60s;", f"proxy_read_timeout {read_timeout};")
     examples = re.findall(r"server 127\.0\.0\.1:(800\d)", text)
     if len(examples) != len(worker_ports):
         raise ValueError(
@@ -142,7 +149,9 @@ def render_conf(worker_ports: list[int], listen_port: int) -> str:
 class Nginx:
     """nginx in the foreground, its prefix (config, pid, logs, temp files) in ``directory``."""
 
-    def __init__(self, directory: Path, worker_ports: list[int]) -> None:
+    def __init__(
+        self, directory: Path, worker_ports: list[int], *, read_timeout: Optional[str] = None
+    ) -> None:
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         if not Path(binary).exists():
             pytest.fail("nginx is not installed (scripts/test installs it with apt-get)")
@@ -150,7 +159,8 @@ class Nginx:
         self.directory = directory
         self.port = free_port()
         (directory / "logs").mkdir(parents=True, exist_ok=True)  # nginx's error.log
-        (directory / "agui.conf").write_text(render_conf(worker_ports, self.port))
+        conf = render_conf(worker_ports, self.port, read_timeout=read_timeout)
+        (directory / "agui.conf").write_text(conf)
         # As root, nginx's workers would switch to "nobody", who cannot enter pytest's private
         # temporary directories: keep them as the user running the tests.
         user = "user root root;\n" if os.geteuid() == 0 else ""
@@ -202,7 +212,9 @@ class Nginx:
 
 
 class Deployment:
-    """Redis (given), ``workers`` uvicorn workers, nginx in front."""
+    """Redis (given), ``workers`` uvicorn workers, nginx in front. ``keepalive``: the workers'
+    SSE keepalive interval; ``read_timeout``: nginx's ``proxy_read_timeout`` (default: the
+    file's)."""
 
     def __init__(
         self,
@@ -212,12 +224,15 @@ class Deployment:
         workers: int = 4,
         graceful_timeout: float = 1.0,
         shutdown_grace: float = 10.0,
+        keepalive: float = 15.0,
+        read_timeout: Optional[str] = None,
     ) -> None:
         env = {
             **os.environ,
             "AGUI_TEST_REDIS_URL": redis.url,
             "AGUI_TEST_PREFIX": f"deploy{free_port()}:",
             "AGUI_TEST_SHUTDOWN_GRACE": f"{shutdown_grace:g}",
+            "AGUI_TEST_KEEPALIVE": f"{keepalive:g}",
         }
         directory.mkdir(parents=True, exist_ok=True)
         self.workers = [
@@ -229,7 +244,8 @@ class Deployment:
                 worker.launch()
             for worker in self.workers:
                 worker.wait_ready()
-            self.nginx = Nginx(directory / "nginx", [worker.port for worker in self.workers])
+            ports = [worker.port for worker in self.workers]
+            self.nginx = Nginx(directory / "nginx", ports, read_timeout=read_timeout)
         except BaseException:
             self.close()
             raise

@@ -87,11 +87,20 @@ class AgentRun:
 
 
 async def run_agent(
-    client: httpx.AsyncClient, url: str, run_id: str, pieces: int, delay: float
+    client: httpx.AsyncClient,
+    url: str,
+    run_id: str,
+    pieces: int,
+    delay: float,
+    *,
+    proto: bool = False,
 ) -> AgentRun:
-    """One run through ``HttpAgent`` (resuming through the proxy when its stream is cut)."""
+    """One run through ``HttpAgent`` (resuming through the proxy when its stream is cut;
+    ``proto``: protobuf frames)."""
     outcome = AgentRun()
-    agent = HttpAgent(url, http_client=client, thread_id=f"t-{run_id}", reconnect=PATIENT)
+    agent = HttpAgent(
+        url, http_client=client, thread_id=f"t-{run_id}", reconnect=PATIENT, proto=proto
+    )
 
     def on_event(params: Any) -> None:
         event = params.event
