@@ -5,6 +5,7 @@ restarted under load, a server that is not there, a database from a newer SDK.""
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 import time
@@ -212,6 +213,22 @@ async def test_a_database_from_a_newer_sdk_is_refused(database: str) -> None:
     with pytest.raises(StoreUnavailableError, match=expected):
         await store.ping()
     await store.aclose()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": 0}, "timeout and connect_timeout must be positive, got 0 and 5.0"),
+        ({"connect_timeout": -1}, "must be positive, got 10.0 and -1"),
+        ({"min_size": 3, "max_size": 2}, "0 <= min_size <= max_size and max_size >= 1"),
+        ({"min_size": 0, "max_size": 0}, "got min_size 0 and max_size 0"),
+    ],
+)
+def test_bad_bounds_are_refused_when_the_store_is_made(
+    options: dict[str, float], message: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        PostgresThreadStore("postgresql://127.0.0.1/threads", **options)  # type: ignore[arg-type]
 
 
 def test_urls_lose_their_password_in_messages() -> None:

@@ -170,6 +170,11 @@ class PostgresThreadStore(ThreadStore):
                 f"timeout and connect_timeout must be positive, got {timeout!r} and "
                 f"{connect_timeout!r}"
             )
+        if not 0 <= min_size <= max_size or max_size < 1:
+            raise ValueError(
+                f"the pool needs 0 <= min_size <= max_size and max_size >= 1, got min_size "
+                f"{min_size!r} and max_size {max_size!r}"
+            )
         self.url = url
         self._timeout = timeout
         self._connect_timeout = connect_timeout
