@@ -100,7 +100,7 @@ async def test_a_restart_under_load_fails_saves_in_bounded_time_and_the_pool_rec
     postgres_server: PostgresServer, database: str
 ) -> None:
     timeout = 2.0
-    store = PostgresThreadStore(database, timeout=timeout, connect_timeout=1, max_size=4)
+    store = PostgresThreadStore(database, timeout=timeout, connect_timeout=2, max_size=4)
     confirmed = dict.fromkeys(range(4), 0)  # per writer: the last save that was answered
     failures: list[float] = []  # how long each failed save took
     errors: set[str] = set()  # their messages, without the driver's reason
@@ -147,7 +147,7 @@ async def test_a_restart_under_load_fails_saves_in_bounded_time_and_the_pool_rec
     assert failures, "no save failed while the server was down"
     assert max(failures) < timeout + 1.0
     assert errors == {
-        f"the thread database {database} did not answer ... timeout 2 s, connect_timeout 1 s)"
+        f"the thread database {database} did not answer ... timeout 2 s, connect_timeout 2 s)"
     }
     assert all(confirmed[w] > stopped_confirmed[w] for w in range(4))
     try:
@@ -167,7 +167,7 @@ async def test_a_restart_under_load_fails_saves_in_bounded_time_and_the_pool_rec
 async def test_a_hung_server_fails_within_the_timeout_and_the_store_goes_on(
     postgres_server: PostgresServer, database: str
 ) -> None:
-    store = PostgresThreadStore(database, timeout=1.0, connect_timeout=1)
+    store = PostgresThreadStore(database, timeout=1.0, connect_timeout=2)
     await store.save("t1", owner=None, messages=[], state={"n": 0})
     hi = [UserMessage(id="u", content="hi")]
     with postgres_server.paused():
@@ -186,7 +186,7 @@ async def test_a_hung_server_fails_within_the_timeout_and_the_store_goes_on(
 
 async def test_a_server_that_is_not_there_fails_within_the_timeout() -> None:
     url = f"postgresql://agui:s3cret@127.0.0.1:{free_port()}/threads"
-    store = PostgresThreadStore(url, timeout=1.5, connect_timeout=1)
+    store = PostgresThreadStore(url, timeout=1.5, connect_timeout=2)
     started = time.monotonic()
     with pytest.raises(StoreUnavailableError) as caught:
         await store.save("t1", owner=None, messages=[UserMessage(id="u", content="hi")], state={})
@@ -195,7 +195,7 @@ async def test_a_server_that_is_not_there_fails_within_the_timeout() -> None:
     assert "\n" not in message
     assert "s3cret" not in message
     assert f"postgresql://agui:***@127.0.0.1:{url.split(':')[3]}" in message
-    assert "timeout 1.5 s, connect_timeout 1 s" in message
+    assert "timeout 1.5 s, connect_timeout 2 s" in message
     await store.aclose()
 
 

@@ -18,6 +18,7 @@ would be re-printed by the server and parsed twice on the client.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Optional, TypeVar
@@ -148,9 +149,10 @@ class PostgresThreadStore(ThreadStore):
     """Threads in a PostgreSQL database (``postgresql://user:password@host:port/dbname``, any
     libpq URL); the tables are created on first use.
 
-    Bounds: a connection attempt gives up after ``connect_timeout`` seconds, and every call
-    returns or raises ``StoreUnavailableError`` within ``timeout`` seconds (waiting for a free
-    pooled connection included). The pool holds ``min_size`` to ``max_size`` connections; after
+    Bounds: a connection attempt gives up after ``connect_timeout`` seconds (rounded up to
+    whole seconds, at least 2, as libpq does), and every call returns or raises
+    ``StoreUnavailableError`` within ``timeout`` seconds (waiting for a free pooled connection
+    included). The pool holds ``min_size`` to ``max_size`` connections; after
     the database comes back from an outage, psycopg_pool reconnects with backoff (1, 2, 4 s
     and so on between attempts), so the first calls after a long outage may still fail.
     """
@@ -177,7 +179,8 @@ class PostgresThreadStore(ThreadStore):
             )
         self.url = url
         self._timeout = timeout
-        self._connect_timeout = connect_timeout
+        # libpq's rule, which psycopg follows: whole seconds, at least 2 (the value messages say).
+        self._connect_timeout = max(2, math.ceil(connect_timeout))
         self._min_size = min_size
         self._max_size = max_size
         self._clock = clock
@@ -206,7 +209,7 @@ class PostgresThreadStore(ThreadStore):
         pool: AsyncConnectionPool[AsyncConnection[tuple[Any, ...]]] = AsyncConnectionPool(
             self.url,
             connection_class=AsyncConnection,
-            kwargs={"autocommit": True, "connect_timeout": max(1, round(self._connect_timeout))},
+            kwargs={"autocommit": True, "connect_timeout": self._connect_timeout},
             min_size=self._min_size,
             max_size=self._max_size,
             timeout=self._timeout,
