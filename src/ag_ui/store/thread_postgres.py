@@ -292,20 +292,25 @@ class PostgresThreadStore(ThreadStore):
         async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:
             async with db.transaction():
                 # Insert-if-new then lock: two first saves of one id at once both end up
-                # locking the one row, and the second waits for the first to commit.
-                await db.execute(
-                    "INSERT INTO ag_ui_threads VALUES "
-                    "(%s, %s, NULL, %s, %s, %s, 0, 0, 0, '[]', 'null') "
-                    "ON CONFLICT (thread_id) DO NOTHING",
-                    (thread_id, owner, default_title, now, now),
-                )
-                cursor = await db.execute(
-                    "SELECT owner, run_count FROM ag_ui_threads WHERE thread_id = %s FOR UPDATE",
-                    (thread_id,),
-                )
-                row = await cursor.fetchone()
+                # locking the one row, and the second waits for the first to commit. A delete
+                # committed between the two statements leaves no row to lock: insert again, as
+                # a save that came just after the delete would have.
+                for _ in range(3):
+                    await db.execute(
+                        "INSERT INTO ag_ui_threads VALUES "
+                        "(%s, %s, NULL, %s, %s, %s, 0, 0, 0, '[]', 'null') "
+                        "ON CONFLICT (thread_id) DO NOTHING",
+                        (thread_id, owner, default_title, now, now),
+                    )
+                    cursor = await db.execute(
+                        "SELECT owner, run_count FROM ag_ui_threads "
+                        "WHERE thread_id = %s FOR UPDATE",
+                        (thread_id,),
+                    )
+                    row = await cursor.fetchone()
+                    if row is not None:
+                        break
                 if row is None or row[0] != owner:
-                    # None: deleted by another call between the insert and the lock.
                     raise ThreadNotFoundError(thread_id)
                 run_count = row[1]
                 if run is not None:
