@@ -28,6 +28,7 @@ from pydantic import TypeAdapter
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
+from ag_ui.store._message_load import messages_from_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -357,7 +358,7 @@ class PostgresThreadStore(ThreadStore):
             raise ThreadNotFoundError(thread_id)
         return StoredThread(
             summary=_summary(row),
-            messages=_MESSAGES.validate_json(row[7]),
+            messages=messages_from_json(row[7]),
             state=json.loads(row[8]),
             runs=[
                 RunSummary(
