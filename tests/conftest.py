@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,10 @@ pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
+
+# ``agui demo`` keeps its threads in the data directory: never the user's home in tests (the
+# variable is inherited by every command a test starts). One directory per test process.
+os.environ["AGUI_DATA_DIR"] = tempfile.mkdtemp(prefix="agui-data-")
 
 
 @pytest.fixture(scope="session")

@@ -40,7 +40,14 @@ LAYERS: dict[str, frozenset[str]] = {
         {"ag_ui.core", "ag_ui.encoder", "ag_ui.proto", "ag_ui.verify", "ag_ui.apply", "ag_ui.tools"}
     ),
     "ag_ui.server": frozenset(
-        {"ag_ui.core", "ag_ui.encoder", "ag_ui.json_patch", "ag_ui.verify", "ag_ui.store"}
+        {
+            "ag_ui.core",
+            "ag_ui.encoder",
+            "ag_ui.json_patch",
+            "ag_ui.verify",
+            "ag_ui.apply",  # the reducer: a run's conversation as a thread store keeps it
+            "ag_ui.store",
+        }
     ),
     "ag_ui.tools": frozenset({"ag_ui.core"}),
     "ag_ui.providers": frozenset({"ag_ui.core", "ag_ui.server", "ag_ui.tools"}),

@@ -181,3 +181,42 @@ def test_a_missing_extra_names_it() -> None:
         "agui serve: ag_ui.providers needs the OpenAI SDK for this model: install the openai "
         "extra (pip install 'ag-ui-sdk[openai]')"
     )
+
+
+def test_threads_keep_the_conversation_and_the_model_gets_the_stored_history(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    fake.queue(CHAT, Reply.sse("openai_chat_text.sse"))
+    fake.queue(CHAT, Reply.sse("openai_chat_text.sse"))
+    store = f"sqlite:///{tmp_path / 'threads.db'}"
+    with serving(
+        "--model", "openai:llama3.2", "--base-url", fake.openai_url, "--threads", store
+    ) as url:
+
+        def run(message_id: str, text: str, run_id: str) -> None:
+            body = {
+                "threadId": "t1",
+                "runId": run_id,
+                "messages": [{"id": message_id, "role": "user", "content": text}],
+            }
+            response = httpx.post(url, json=body, timeout=20)
+            assert response.status_code == 200
+            assert '"type":"RUN_FINISHED"' in response.text
+
+        run("u1", "first question", "r1")
+        run("u2", "second question", "r2")  # only the new message
+        listing = httpx.get(f"{url}/threads").json()
+    # The model saw the first exchange on the second call: the server sent the stored history.
+    second: Any = fake.bodies(CHAT)[1]
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
+    assert second["messages"][1]["content"] == "Hello from the model."
+    assert listing["threads"][0]["title"] == "first question"
+    shown = agui("threads", "show", store, "t1")
+    assert shown.returncode == 0
+    assert "assistant> Hello from the model." in shown.stdout
+
+
+def test_a_bad_threads_url_is_a_usage_error() -> None:
+    done = agui("serve", "--model", "openai:x", "--threads", "mysql://db")
+    assert done.returncode == 2
+    assert "thread store URL 'mysql://db' is not supported" in done.stderr

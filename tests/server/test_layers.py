@@ -15,8 +15,8 @@ LAYERS: dict[str, list[set[str]]] = {
     "server": [
         # 1. what a run's events become, without I/O: the guard, the agent's helpers, the codes
         {"_guard", "_downgrade", "_diff", "_streams", "_state", "context", "_failures"},
-        # 2. driving an agent through the guard into a sink
-        {"_runner", "_time_limit", "_release"},
+        # 2. driving an agent through the guard into a sink; a run's conversation kept
+        {"_runner", "_time_limit", "_release", "_threads"},
         # 3. HTTP plumbing that knows neither agents nor stores
         {
             "_request",
@@ -31,12 +31,12 @@ LAYERS: dict[str, list[set[str]]] = {
         # 4. detached runs: the store writer, the frames of a stored run, the run tasks
         {"_store_writer", "_replay", "_run_end", "_detached"},
         # 5. the endpoints
-        {"_connect", "endpoint"},
+        {"_connect", "_thread_endpoints", "endpoint"},
         # 6. the public surface
         {"__init__"},
     ],
     "store": [
-        {"_renamed", "_thread_cursor"},
+        {"_renamed", "_thread_cursor", "_message_load"},
         {"_base", "_thread_base"},
         {"memory", "redis", "thread_memory", "thread_sqlite", "thread_postgres", "thread_url"},
         {"__init__"},
@@ -44,7 +44,7 @@ LAYERS: dict[str, list[set[str]]] = {
 }
 
 OTHER_PACKAGES = {
-    "server": {"core", "encoder", "verify", "json_patch", "store", "_require_sdk"},
+    "server": {"core", "encoder", "verify", "json_patch", "apply", "store", "_require_sdk"},
     "store": {"core", "encoder", "_require_sdk"},
 }
 

@@ -79,7 +79,7 @@ RUN = RunSummary(
     outcome="success",
     started_at=10.0,
     finished_at=12.5,
-    usage={"inputTokens": 12, "outputTokens": 7},
+    usage=[{"inputTokens": 12, "outputTokens": 7}],
 )
 
 

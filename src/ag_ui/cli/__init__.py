@@ -53,6 +53,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ag_ui.cli.replay",
     "ag_ui.cli.validate",
     "ag_ui.cli.inspect",
+    "ag_ui.cli.threads",
 )
 
 EXIT_FAILED = 1

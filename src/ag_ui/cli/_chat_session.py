@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO
 import anyio
 
 from ag_ui.cli._run_text import TextReporter
-from ag_ui.core.errors import AGUIError, RunError
+from ag_ui.core.errors import AGUIError, HTTPStatusError, RunError
 from ag_ui.core.types import ToolMessage
 
 if TYPE_CHECKING:
@@ -98,8 +98,10 @@ class ChatSession:
 
     # -- the loop ------------------------------------------------------------------------
 
-    def loop(self) -> int:
-        """Chat until ``/quit`` or end of input; returns the exit status (0)."""
+    def loop(self, *, restore: bool = False) -> int:
+        """Chat until ``/quit`` or end of input; returns the exit status (0). ``restore``:
+        first load the agent's thread from the server (``HttpAgent.load_thread``), for a
+        server that keeps threads; a thread it does not have is started."""
         tools = (
             f" · tools you answer: {', '.join(t.name for t in self.tools)}" if self.tools else ""
         )
@@ -107,6 +109,8 @@ class ChatSession:
             f"agui chat · {self.agent.url} · thread {self.agent.thread_id}{tools}\n"
             "/help lists the commands; Ctrl-C cancels a run, Ctrl-D quits."
         )
+        if restore:
+            self._restore()
         try:
             while True:
                 try:
@@ -158,6 +162,20 @@ class ChatSession:
             raise _Restart
         else:
             self.say(f"unknown command {name}; /help lists them")
+
+    def _restore(self) -> None:
+        thread_id = self.agent.thread_id
+        outcome = self._cancellable(lambda: self.agent.load_thread(thread_id))
+        error = outcome.error
+        if isinstance(error, HTTPStatusError) and error.status in (403, 404):
+            self.agent.thread_id = thread_id  # a new thread of that id
+            reason = "nothing stored yet" if error.status == 404 else "the server keeps none"
+            self.say(f"thread {thread_id}: {reason}; starting it")
+        elif error is not None:
+            self._report(error)
+        elif not outcome.cancelled:
+            self.say(f"restored thread {thread_id} ({len(self.agent.messages)} messages):")
+            self._show_messages()
 
     def _show_messages(self) -> None:
         messages = self.agent.messages

@@ -82,7 +82,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_header_option(parser)
     parser.add_argument("--proto", action="store_true", help="ask for protobuf frames")
-    parser.add_argument("--thread-id", default=None, help="thread id (default: a new UUID)")
+    parser.add_argument(
+        "--thread-id",
+        default=None,
+        help="thread id (default: a new UUID); a thread the server keeps is restored first",
+    )
     add_idle_timeout_option(parser)
     parser.set_defaults(func=run, parser=parser, extra="client")
 
@@ -117,8 +121,11 @@ def chat(
     proto: bool = False,
     thread_id: Optional[str] = None,
     idle_timeout: Optional[float] = 300.0,
+    restore: Optional[bool] = None,
 ) -> int:
-    """Chat with the agent at ``url`` on this terminal until ``/quit`` or end of input."""
+    """Chat with the agent at ``url`` on this terminal until ``/quit`` or end of input.
+    ``restore`` (default: when ``thread_id`` is given) first loads the thread the server
+    keeps under that id."""
     from ag_ui.cli._chat_session import ChatSession
     from ag_ui.client import HttpAgent
 
@@ -132,4 +139,7 @@ def chat(
         proto=proto,
         idle_timeout=idle_timeout,
     )
-    return ChatSession(agent, tools=tools).loop()
+    # A thread named on the command line may be stored on the server: continue it.
+    if restore is None:
+        restore = thread_id is not None
+    return ChatSession(agent, tools=tools).loop(restore=restore)

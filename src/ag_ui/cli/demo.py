@@ -20,9 +20,10 @@ import socket
 import sys
 import threading
 import uuid
-from typing import Any
+from typing import Any, Optional
 
 from ag_ui.cli._arguments import non_negative_seconds, port
+from ag_ui.cli._thread_store import default_demo_threads, thread_store_url
 from ag_ui.core._listen import listen
 
 DEFAULT_MESSAGE = "What's the weather in Paris?"
@@ -55,6 +56,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=("text", "json", "events"),
         default="text",
         help="transcript format for --once (passed to agui run)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=thread_store_url,
+        default=None,
+        metavar="URL",
+        help="where conversations are kept (default: threads.db in $AGUI_DATA_DIR, else "
+        "~/.local/share/agui); a reload restores them",
+    )
+    parser.add_argument(
+        "--no-threads", action="store_true", help="keep no conversations (a run lives and dies)"
+    )
+    parser.add_argument(
+        "--thread-id",
+        default=None,
+        metavar="ID",
+        help="continue this stored thread in the chat (the chat prints its id)",
     )
     parser.add_argument(
         "--delay",
@@ -102,17 +120,24 @@ def run(args: argparse.Namespace) -> int:
     url = _url(args.host, port)
     delay = 0.03 if args.delay is None else args.delay
     _quiet_server_log()  # "crash" fails on purpose: one log line, not a traceback
+    threads = None if args.no_threads else (args.threads or default_demo_threads())
+    options = _thread_options(threads)
+    if not options:
+        threads = None  # none asked for, or the store could not be opened (said above)
     config = uvicorn.Config(
-        create_demo_app(delay=delay),
+        create_demo_app(delay=delay, **options),
         log_level="warning",
         lifespan="off",
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
     if not args.no_chat and _on_a_terminal() and _has_client():
-        return _serve_and_chat(server, sock, url)
+        return _serve_and_chat(server, sock, url, threads=threads, thread_id=args.thread_id)
     print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
-    print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"', flush=True)
+    print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"')
+    if threads is not None:
+        print(f"Conversations are kept in {threads} (agui threads list {url}).")
+    sys.stdout.flush()
     server.run(sockets=[sock])
     return 0
 
@@ -136,7 +161,34 @@ def _has_client() -> bool:
     return True
 
 
-def _serve_and_chat(server: Any, sock: socket.socket, url: str) -> int:
+def _thread_options(threads: Optional[str]) -> dict[str, Any]:
+    """The endpoint options of a thread store URL: the demo has no authentication, so its
+    (anonymous) caller's threads are served to it. A store that cannot be opened (a read-only
+    home, a database that is down) is said in one line, and the demo runs without it rather
+    than refusing every run."""
+    if threads is None:
+        return {}
+    import anyio
+
+    from ag_ui.store import StoreUnavailableError, open_thread_store
+
+    store = open_thread_store(threads)
+    try:
+        anyio.run(store.ping)
+    except StoreUnavailableError as exc:
+        print(f"agui demo: conversations will not be kept: {exc}", file=sys.stderr)
+        return {}
+    return {"threads": store, "public_thread_history": True}
+
+
+def _serve_and_chat(
+    server: Any,
+    sock: socket.socket,
+    url: str,
+    *,
+    threads: Optional[str] = None,
+    thread_id: Optional[str] = None,
+) -> int:
     """Serve in a thread and chat with the demo agent here; the chat's end stops the server."""
     from ag_ui.cli.chat import chat
     from ag_ui.demo import LOCATION_TOOL, LOCATION_TOOL_DEFINITION
@@ -153,7 +205,16 @@ def _serve_and_chat(server: Any, sock: socket.socket, url: str) -> int:
             f"{LOCATION_TOOL}). Try 'weather in Paris', 'book a table for two', 'where am I?'.",
             flush=True,
         )
-        return chat(url, tools=[LOCATION_TOOL_DEFINITION])
+        chosen = thread_id or str(uuid.uuid4())
+        code = chat(
+            url, tools=[LOCATION_TOOL_DEFINITION], thread_id=chosen, restore=thread_id is not None
+        )
+        if threads is not None:
+            print(
+                f"This conversation is kept in {threads}; continue it with: "
+                f"agui demo --thread-id {chosen}"
+            )
+        return code
     finally:
         server.should_exit = True
         thread.join(5)

@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Optional
 
+from ag_ui.cli._thread_store import thread_store_url
 from ag_ui.core._listen import agent_url, listen
 
 __all__ = ["register"]
@@ -83,6 +84,14 @@ def register(subparsers: Any) -> None:
         help="give up on the provider after this long without an answer (default: the SDK's)",
     )
     parser.add_argument(
+        "--threads",
+        type=thread_store_url,
+        default=None,
+        metavar="URL",
+        help="keep conversations in this thread store (sqlite:///threads.db; docs/threads.md); "
+        "without authentication they are anyone's who can reach the server and knows the id",
+    )
+    parser.add_argument(
         "--debug",
         action="store_true",
         help="put provider and exception details in RUN_ERROR messages (never in production)",
@@ -132,14 +141,24 @@ def _system_prompt(text: Optional[str]) -> Optional[str]:
         raise ValueError(f"cannot read the system prompt from {path}: {exc.strerror}") from None
 
 
-def _app(agent: Any, *, debug: bool) -> Any:
-    """The endpoint at ``/agent`` (and its capabilities); shutting down closes the provider
-    client's connections."""
+def _app(agent: Any, *, debug: bool, threads: Optional[str] = None) -> Any:
+    """The endpoint at ``/agent`` (and its capabilities; with ``threads``, a thread store
+    URL, the threads endpoints); shutting down closes the provider client's connections and
+    the thread store."""
     from starlette.applications import Starlette
 
     from ag_ui.server import AgentEndpoint
+    from ag_ui.store import open_thread_store
 
-    endpoint = AgentEndpoint(agent, debug=debug, capabilities=agent.capabilities())
+    store = open_thread_store(threads) if threads is not None else None
+    endpoint = AgentEndpoint(
+        agent,
+        debug=debug,
+        capabilities=agent.capabilities(),
+        threads=store,
+        # No authentication here: the caller is anonymous, so its threads are served to it.
+        public_thread_history=store is not None,
+    )
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -148,6 +167,8 @@ def _app(agent: Any, *, debug: bool) -> Any:
                 yield
             finally:
                 await agent.aclose()
+                if store is not None:
+                    await store.aclose()
 
     return Starlette(routes=endpoint.routes("/agent"), lifespan=lifespan)
 
@@ -178,9 +199,12 @@ def run(args: argparse.Namespace) -> int:
     _configure_logging(args.debug)
     print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
     print(f"Capabilities: {url}/capabilities")
-    print(f'Try:  agui run {url} -m "Hello!"', flush=True)
+    print(f'Try:  agui run {url} -m "Hello!"')
+    if args.threads is not None:
+        print(f"Threads kept in {args.threads}: {url}/threads (agui threads list {url})")
+    sys.stdout.flush()
     config = uvicorn.Config(
-        _app(agent, debug=args.debug),
+        _app(agent, debug=args.debug, threads=args.threads),
         log_level="warning",
         timeout_graceful_shutdown=1,
     )

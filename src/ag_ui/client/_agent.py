@@ -549,6 +549,21 @@ class HttpAgent:
             )
         )
 
+    async def load_thread(
+        self, thread_id: str, *, subscriber: Optional[SubscriberLike] = None
+    ) -> RunAgentResult:
+        """Continue the stored thread ``thread_id``: the agent takes the thread id and the
+        server's stored messages and state replace its own (``GET <url>/connect?threadId=``,
+        served by an ``AgentEndpoint(threads=...)``: docs/threads.md). The next ``run_agent``
+        goes on with that conversation. A thread the server does not have for these
+        credentials is an ``HTTPStatusError`` 404."""
+        previous, self.thread_id = self.thread_id, thread_id
+        try:
+            return await self.connect_agent(thread_id=thread_id, subscriber=subscriber)
+        except BaseException:
+            self.thread_id = previous
+            raise
+
     def stream_connect(
         self,
         *,

@@ -5,8 +5,12 @@ What to read (first match wins):
 1. ``Last-Event-ID: <resume key>:<position>`` header (what an SSE client sends on reconnect);
 2. ``?lastEventId=<resume key>:<position>`` (protobuf clients, whose frames carry no ids);
 3. ``?runKey=<resume key>`` (the whole run, from position 0);
-4. ``?threadId=<thread id>``: every stored run of the thread the caller owns, each compacted
-   (``ag_ui.verify.compact_events``), then the live tail of those still running.
+4. ``?threadId=<thread id>``: with a thread store (``AgentEndpoint(threads=...)``), the
+   caller's stored conversation as one run (``RUN_STARTED``, ``MESSAGES_SNAPSHOT``,
+   ``STATE_SNAPSHOT``, ``RUN_FINISHED``: what any client restores a thread from), then the
+   live tail of the thread's runs still going in the run store; without one (or when the
+   thread store has no such thread), every stored run of the thread the caller owns, each
+   compacted (``ag_ui.verify.compact_events``), then the live tail of those still running.
 
 Unknown, expired and not-yours runs are one and the same 404; a malformed id is a 400. Thread
 ids are chosen by clients, so a thread's history would be anyone's to read under the anonymous
@@ -20,6 +24,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import NamedTuple, Optional
 
+import anyio
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
@@ -29,6 +34,7 @@ from ag_ui.core.errors import (
     RequestRejectedError,
     RunNotFoundError,
     StoreUnavailableError,
+    ThreadNotFoundError,
 )
 from ag_ui.core.events import Event, EventType, RunErrorEvent
 from ag_ui.encoder import EventEncoder
@@ -41,7 +47,9 @@ from ag_ui.server._failures import (
     store_lost,
     store_unavailable,
     thread_history_not_public,
+    thread_not_found,
     thread_run_expired,
+    thread_store_unavailable,
 )
 from ag_ui.server._replay import (
     RESUME_AFTER_HEADER,
@@ -51,7 +59,8 @@ from ag_ui.server._replay import (
 )
 from ag_ui.server._request import check_method
 from ag_ui.server._response import pump, stream_response
-from ag_ui.store import RunStore
+from ag_ui.server._threads import DEFAULT_SAVE_TIMEOUT, history_events
+from ag_ui.store import RunStore, ThreadStore
 from ag_ui.verify import compact_events
 
 __all__ = ["ConnectEndpoint", "parse_last_event_id"]
@@ -88,20 +97,23 @@ class ConnectEndpoint:
     """The ASGI endpoint for ``GET <path>/connect`` (``AgentEndpoint.routes`` mounts it): the
     runs of ``store``, to the callers ``access`` admits, with keepalives every ``keepalive``
     seconds (``None``: never); ``public_thread_history``: anonymous callers may read the
-    anonymous runs of a thread (off: they get 403)."""
+    anonymous runs of a thread (off: they get 403); ``threads``: the thread store whose
+    conversations ``?threadId=`` restores. One of ``store`` and ``threads`` is needed."""
 
     def __init__(
         self,
-        store: RunStore,
+        store: Optional[RunStore],
         access: AccessControl,
         *,
         keepalive: Optional[float],
         public_thread_history: bool = False,
+        threads: Optional[ThreadStore] = None,
     ) -> None:
         self._store = store
         self._access = access
         self._keepalive = keepalive
         self._public_thread_history = public_thread_history
+        self._threads = threads
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
@@ -110,16 +122,17 @@ class ConnectEndpoint:
             check_method(request.method, "GET")
             principal = self._access.owner(await self._access.authorize(request))
             target = _target(request)
+            headers: dict[str, str] = {}
             if isinstance(target, tuple):
+                if self._store is None:
+                    raise run_not_found()  # only thread histories here: no run store
                 key, after = target
                 await self._check_owner(key, principal)
                 after = min(after, await self._store.last_position(key))
                 frames = run_frames(self._store, key, after, encoder)
                 headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: str(after)}
             else:
-                runs = await self._thread_runs(target, principal)
-                frames = self._thread_frames(runs, encoder)
-                headers = {}
+                frames = await self._thread_history(target, principal, encoder)
         except RunNotFoundError:
             await send_error(send, run_not_found())
             return
@@ -133,16 +146,62 @@ class ConnectEndpoint:
             receive, send, pump(frames), encoder=encoder, keepalive=self._keepalive, headers=headers
         )
 
+    async def _thread_history(
+        self, thread_id: str, principal: Optional[str], encoder: EventEncoder
+    ) -> AsyncIterator[bytes]:
+        """The frames of ``?threadId=``: the stored conversation when the thread store has
+        it (then the runs still going), else the run store's compacted history."""
+        if principal is None and not self._public_thread_history:
+            # Before a store is asked: the answer must not depend on whether the thread exists.
+            raise thread_history_not_public()
+        if self._threads is not None:
+            try:
+                with anyio.fail_after(DEFAULT_SAVE_TIMEOUT):
+                    stored = await self._threads.load(thread_id, owner=principal)
+            except ThreadNotFoundError:
+                if self._store is None:
+                    raise thread_not_found() from None
+            except (StoreUnavailableError, TimeoutError):
+                raise thread_store_unavailable() from None
+            else:
+                live = await self._live_runs(thread_id, principal)
+                return self._stored_thread_frames(history_events(stored), live, encoder)
+        runs = await self._thread_runs(thread_id, principal)
+        return self._thread_frames(runs, encoder)
+
+    async def _live_runs(self, thread_id: str, principal: Optional[str]) -> list[_ThreadRun]:
+        """The caller's runs of the thread still going in the run store (none without one)."""
+        if self._store is None:
+            return []
+        try:
+            runs = await self._thread_runs(thread_id, principal)
+        except RequestRejectedError:  # no runs of this thread (404)
+            return []
+        return [run for run in runs if not run.finished]
+
+    async def _stored_thread_frames(
+        self, history: list[Event], live: list[_ThreadRun], encoder: EventEncoder
+    ) -> AsyncIterator[bytes]:
+        for event in history:
+            yield frame(encoder, event, None, 0)
+        store = self._store
+        for key, _last, _finished in live:
+            assert store is not None  # live runs come from it
+            # From the run's start: the stored conversation is written when a run ends, so
+            # none of a run still going is in it.
+            async with closing(run_frames(store, key, 0, encoder)) as tail:
+                async for chunk in tail:
+                    yield chunk
+
     async def _check_owner(self, key: str, principal: Optional[str]) -> None:
+        assert self._store is not None
         record = await self._store.get(key)
         if record.owner != principal:
             raise RunNotFoundError(key)
 
     async def _thread_runs(self, thread_id: str, principal: Optional[str]) -> list[_ThreadRun]:
         """The caller's runs of the thread, oldest first."""
-        if principal is None and not self._public_thread_history:
-            # Before the store is asked: the answer must not depend on whether the thread exists.
-            raise thread_history_not_public()
+        assert self._store is not None
         runs = []
         for key in await self._store.thread_runs(thread_id):
             try:
@@ -159,6 +218,7 @@ class ConnectEndpoint:
     async def _thread_frames(
         self, runs: list[_ThreadRun], encoder: EventEncoder
     ) -> AsyncIterator[bytes]:
+        assert self._store is not None
         # Compacted history first: each run's events up to the position seen when the request
         # came in; the last frame of a run carries its id, a resume point for that run.
         for key, last, finished in runs:
@@ -180,6 +240,7 @@ class ConnectEndpoint:
                         yield chunk
 
     async def _events_until(self, key: str, last: int) -> list[Event]:
+        assert self._store is not None
         events: list[Event] = []
         if last == 0:
             return events

@@ -28,6 +28,7 @@ from anyio.abc import TaskGroup
 from starlette.requests import Request
 
 from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
+from ag_ui.core.events import BaseEvent
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder.encoder import event_to_json
 from ag_ui.server._downgrade import downgrading_sink
@@ -37,8 +38,11 @@ from ag_ui.server._release import release
 from ag_ui.server._run_end import MIN_RETRY_PERIOD, record_end, store_lost_end
 from ag_ui.server._runner import Agent, run_agent, run_is_cancelled
 from ag_ui.server._store_writer import StoreWriter
+from ag_ui.server._threads import ThreadRecorder
 from ag_ui.server._time_limit import run_within
 from ag_ui.store import RunStore
+
+Sink = Callable[[list[BaseEvent]], Awaitable[None]]
 
 __all__ = ["DetachedRuns", "run_detached"]
 
@@ -121,6 +125,7 @@ async def run_detached(
     auth: Any,
     request: Request,
     downgrade: bool = True,
+    recorder: Optional[ThreadRecorder] = None,
 ) -> None:
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
     never raises except for cancellation. Whatever happens, the run's end is recorded
@@ -131,11 +136,15 @@ async def run_detached(
     no reference to it, and the last holder frees a large one in slices (``_release``)."""
     run_input = inputs.pop()
     guard = RunGuard(run_input, verify=verify)
+    sink: Sink = downgrading_sink(writer.put, run_input, enabled=downgrade)
+    limit_sink: Sink = writer.put
+    if recorder is not None:  # the conversation is saved before the run's end is stored
+        sink, limit_sink = recorder.wrap(sink), recorder.wrap(limit_sink)
     start_agent = functools.partial(
         run_agent,
         agent,
         run_input,
-        downgrading_sink(writer.put, run_input, enabled=downgrade),
+        sink,
         verify=verify,
         debug=debug,
         auth=auth,
@@ -145,9 +154,13 @@ async def run_detached(
     async with anyio.create_task_group() as beats:
         beats.start_soon(_beat, store, key)
         try:
-            await _run_and_record(store, key, writer, guard, start_agent, run_ttl=run_ttl)
+            await _run_and_record(
+                store, key, writer, guard, start_agent, limit_sink, run_ttl=run_ttl
+            )
         finally:
             beats.cancel_scope.cancel()
+            if recorder is not None:
+                await recorder.close()
     held = [run_input.messages]
     del run_input, guard, start_agent  # this run's references; the request may hold its own
     await release(held)
@@ -175,12 +188,13 @@ async def _run_and_record(
     writer: StoreWriter,
     guard: RunGuard,
     start_agent: Callable[[], Awaitable[object]],
+    limit_sink: Sink,
     *,
     run_ttl: float,
 ) -> None:
     started = anyio.current_time()
     try:
-        await _run_into_store(key, writer, guard, start_agent, run_ttl=run_ttl)
+        await _run_into_store(key, writer, guard, start_agent, limit_sink, run_ttl=run_ttl)
     except anyio.get_cancelled_exc_class():
         logger.warning("run %s cancelled: the server is shutting down", key)
         closing = guard.fail("The server shut down during the run.", code=SERVER_SHUTDOWN_CODE)
@@ -212,6 +226,7 @@ async def _run_into_store(
     writer: StoreWriter,
     guard: RunGuard,
     start_agent: Callable[[], Awaitable[object]],
+    limit_sink: Sink,
     *,
     run_ttl: float,
 ) -> None:
@@ -229,7 +244,7 @@ async def _run_into_store(
         tasks.start_soon(write)
         try:
             with agent_scope:
-                await run_within(run_ttl, start_agent, guard, writer.put, name=key)
+                await run_within(run_ttl, start_agent, guard, limit_sink, name=key)
         except (StoreUnavailableError, RunNotFoundError):
             pass  # the writer's failure: ``writer.failure`` holds it
         finally:

@@ -33,7 +33,9 @@ __all__ = [
     "store_lost",
     "store_unavailable",
     "thread_history_not_public",
+    "thread_not_found",
     "thread_run_expired",
+    "thread_store_unavailable",
 ]
 
 # -- RUN_ERROR codes -----------------------------------------------------------------------------
@@ -118,6 +120,25 @@ def store_unavailable() -> RequestRejectedError:
         "store_unavailable",
         "the run store is unreachable; retry later",
         headers={"retry-after": "1"},
+    )
+
+
+def thread_store_unavailable() -> RequestRejectedError:
+    """The thread store did not answer when a run or a thread request needed it."""
+    return RequestRejectedError(
+        503,
+        "thread_store_unavailable",
+        "the thread store is unreachable; retry later",
+        headers={"retry-after": "1"},
+    )
+
+
+def thread_not_found() -> RequestRejectedError:
+    """The one answer for unknown, deleted and someone else's threads (no hint which)."""
+    return RequestRejectedError(
+        404,
+        "thread_not_found",
+        "no such thread: unknown, deleted, or not accessible with these credentials",
     )
 
 

@@ -46,6 +46,7 @@ from ag_ui.server._failures import (
     runs_not_started,
     store_full,
     store_unavailable,
+    thread_store_unavailable,
 )
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._release import release
@@ -64,8 +65,10 @@ from ag_ui.server._runner import Agent, run_agent
 from ag_ui.server._sliced_parse import parse_run_input
 from ag_ui.server._store_writer import LiveFeed, StoreWriter
 from ag_ui.server._tap import Tap
+from ag_ui.server._thread_endpoints import ThreadsEndpoint
+from ag_ui.server._threads import ThreadKeeper, ThreadRecorder
 from ag_ui.server._time_limit import run_within
-from ag_ui.store import RunStore
+from ag_ui.store import RunStore, ThreadStore
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -98,6 +101,7 @@ class EndpointOptions(TypedDict, total=False):
     public_thread_history: bool
     downgrade_older_clients: bool
     tap: Union[bool, Tap, None]
+    threads: Optional[ThreadStore]
 
 
 async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
@@ -158,6 +162,12 @@ class AgentEndpoint:
       request gets 403 ``thread_history_not_public`` (thread ids are chosen by clients).
     * ``downgrade_older_clients`` (default on): a client declaring a protocol before 1.0 (or
       none) gets output its era understands (docs/server.md, "Older clients").
+    * ``threads``: a ``ThreadStore`` (``open_thread_store("sqlite:///threads.db")``) keeps
+      each conversation after its run (docs/threads.md): the agent sees the stored history
+      even when the client sends only its new message, ``GET <path>/threads`` lists the
+      caller's threads (``/threads/<id>`` reads, renames, deletes one) and ``GET
+      <path>/connect?threadId=`` restores one into any client. Anonymous callers only with
+      ``public_thread_history=True``.
     * ``tap`` (default off; a development aid): ``True`` or a ``Tap`` lets ``agui inspect``
       watch every run live at ``GET <path>/tap`` (loopback clients only unless the ``Tap`` has
       a token; never headers or tokens; docs/inspector.md). Logs a warning when on.
@@ -182,6 +192,7 @@ class AgentEndpoint:
         public_thread_history: bool = False,
         downgrade_older_clients: bool = True,
         tap: Union[bool, Tap, None] = None,
+        threads: Optional[ThreadStore] = None,
     ) -> None:
         self.agent = agent
         # docs/server.md "Older clients": what a client declaring an older protocol gets.
@@ -207,6 +218,10 @@ class AgentEndpoint:
         self.detached_runs = DetachedRuns()
         self.tap = Tap.from_option(tap)
         self._tap_announced = False
+        self.threads = threads
+        self.thread_keeper = (
+            ThreadKeeper(threads, public=public_thread_history) if threads is not None else None
+        )
 
     @property
     def authorize(self) -> Optional[Authorize]:
@@ -233,7 +248,8 @@ class AgentEndpoint:
 
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
         """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``
-        (with a store, ``GET path/connect``; with the tap, ``GET path/tap``).
+        (with a store, ``GET path/connect``; with a thread store, ``GET path/connect`` and
+        ``path/threads[/<id>]``; with the tap, ``GET path/tap``).
 
         Other methods reach the endpoint too, so they get the JSON 405 rather than a plain one.
         The endpoint itself is an ASGI app as well: ``app.mount(path, endpoint)`` serves the
@@ -243,8 +259,11 @@ class AgentEndpoint:
         routes: list[BaseRoute] = [Route(path, self)]
         if self.capabilities is not None:
             routes.append(Route(base + "/capabilities", self.capabilities_endpoint))
-        if self.store is not None:
+        if self.store is not None or self.threads is not None:
             routes.append(Route(base + "/connect", self.connect_endpoint))
+        if self.threads is not None:
+            routes.append(Route(base + "/threads", self.threads_endpoint))
+            routes.append(Route(base + "/threads/{thread_id:path}", self.threads_endpoint))
         if self.tap is not None:
             self._announce_tap(base + "/tap")
             routes.append(Route(base + "/tap", self.tap.endpoint(self.access.authorize)))
@@ -258,6 +277,13 @@ class AgentEndpoint:
         or ``FastAPI(lifespan=endpoint.lifespan)``. Without a store it does nothing. At start it
         checks that the store answers (``ping``) and logs an error if not.
         """
+        if self.threads is not None:
+            try:
+                await self.threads.ping()
+            except StoreUnavailableError as exc:
+                logger.error(
+                    "thread store unreachable at start (runs get 503 until it answers): %s", exc
+                )
         if self.store is None:
             yield
             return
@@ -297,9 +323,15 @@ class AgentEndpoint:
         if name == "capabilities":
             return self.capabilities_endpoint  # a JSON 404 of its own without capabilities
         if name == "connect":
-            if self.store is None:
+            if self.store is None and self.threads is None:
                 return _not_found("this agent keeps no runs to connect to (it has no store)")
             return self.connect_endpoint
+        if name == "threads":
+            if self.threads is None:
+                return _not_found(
+                    "this agent keeps no threads (AgentEndpoint(threads=...) turns it on)"
+                )
+            return self.threads_endpoint
         if self.tap is None:
             return _not_found("the inspector tap is off (AgentEndpoint(tap=True) turns it on)")
         mount_point = scope.get("root_path", "") + relative_path(scope).rstrip("/")
@@ -332,9 +364,12 @@ class AgentEndpoint:
                 raise rejection_for(exc) from None
             del body  # a large body is not kept for the length of the run
             encoder = EventEncoder(accept=request.headers.get("accept"))
+            recorder: Optional[ThreadRecorder] = None
+            if self.thread_keeper is not None:
+                run_input, recorder = await self._thread_of(run_input, auth)
             if self.store is not None:
                 key, feed = await self._create_detached(
-                    self.store, request, run_input, auth, protobuf=encoder.is_protobuf
+                    self.store, request, run_input, auth, recorder, protobuf=encoder.is_protobuf
                 )
         except RequestRejectedError as rejection:
             await send_error(send, rejection)
@@ -345,7 +380,7 @@ class AgentEndpoint:
             headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: "0"}
         else:
             # Bound to the request: the client leaving cancels the agent.
-            produce = self._bound_run(encoder, request, run_input, auth)
+            produce = self._bound_run(encoder, request, run_input, auth, recorder)
             headers = {}
         await stream_response(
             receive, send, produce, encoder=encoder, keepalive=self.keepalive, headers=headers
@@ -356,8 +391,24 @@ class AgentEndpoint:
         del run_input, produce
         await release(held)
 
+    async def _thread_of(
+        self, run_input: RunAgentInput, auth: Any
+    ) -> tuple[RunAgentInput, Optional[ThreadRecorder]]:
+        """The run input completed from the caller's stored thread, and its recorder."""
+        assert self.thread_keeper is not None
+        try:
+            return await self.thread_keeper.prepare(run_input, self.access.owner(auth))
+        except StoreUnavailableError as exc:
+            logger.error("thread store unreachable, run refused: %s", exc)
+            raise thread_store_unavailable() from None
+
     def _bound_run(
-        self, encoder: EventEncoder, request: Request, run_input: RunAgentInput, auth: Any
+        self,
+        encoder: EventEncoder,
+        request: Request,
+        run_input: RunAgentInput,
+        auth: Any,
+        recorder: Optional[ThreadRecorder],
     ) -> Producer:
         """The run as the producer of its own response: each guarded event is encoded and put
         as it comes (no store, no batching)."""
@@ -369,6 +420,8 @@ class AgentEndpoint:
                     await put(encode(event))
 
             sink = downgrading_sink(encoding_sink, run_input, enabled=self.downgrade_older_clients)
+            if recorder is not None:
+                sink = recorder.wrap(sink)
             guard = RunGuard(run_input, verify=self.verify)
             run = functools.partial(
                 run_agent,
@@ -381,7 +434,11 @@ class AgentEndpoint:
                 request=request,
                 guard=guard,
             )
-            await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
+            try:
+                await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
+            finally:
+                if recorder is not None:
+                    await recorder.close()
 
         return produce
 
@@ -391,6 +448,7 @@ class AgentEndpoint:
         request: Request,
         run_input: RunAgentInput,
         auth: Any,
+        recorder: Optional[ThreadRecorder],
         *,
         protobuf: bool,
     ) -> tuple[str, LiveFeed]:
@@ -429,6 +487,7 @@ class AgentEndpoint:
                 auth=auth,
                 request=request,
                 downgrade=self.downgrade_older_clients,
+                recorder=recorder,
             )
         )
         return key, feed
@@ -440,16 +499,27 @@ class AgentEndpoint:
 
     @property
     def connect_endpoint(self) -> ConnectEndpoint:
-        """The ASGI endpoint for ``GET <path>/connect`` (needs a store; ``routes()`` mounts
-        it for you)."""
-        if self.store is None:
-            raise RuntimeError("the connect endpoint needs a store: AgentEndpoint(store=...)")
+        """The ASGI endpoint for ``GET <path>/connect`` (needs a store or a thread store;
+        ``routes()`` mounts it for you)."""
+        if self.store is None and self.threads is None:
+            raise RuntimeError(
+                "the connect endpoint needs a store: AgentEndpoint(store=...) or (threads=...)"
+            )
         return ConnectEndpoint(
             self.store,
             self.access,
             keepalive=self.keepalive,
             public_thread_history=self.public_thread_history,
+            threads=self.threads,
         )
+
+    @property
+    def threads_endpoint(self) -> ThreadsEndpoint:
+        """The ASGI endpoint for ``<path>/threads`` and ``<path>/threads/<id>`` (needs a
+        thread store; ``routes()`` mounts it for you)."""
+        if self.threads is None:
+            raise RuntimeError("the threads endpoint needs AgentEndpoint(threads=...)")
+        return ThreadsEndpoint(self.threads, self.access, public=self.public_thread_history)
 
 
 def _not_found(message: str) -> ASGIApp:

@@ -44,7 +44,8 @@ class RunSummary:
     """One run of a thread, as the thread store keeps it.
 
     ``outcome`` is ``"success"``, ``"interrupt"``, ``"error"`` or ``"cancelled"``; ``usage`` is
-    the run's token usage as wire JSON (``TokenUsage`` dumped), when the agent reported one.
+    the run's token usage as wire JSON (the terminal event's ``TokenUsage`` list, dumped), when
+    the agent reported one.
     Times are seconds since the epoch.
     """
 
@@ -53,7 +54,7 @@ class RunSummary:
     started_at: float
     finished_at: float
     error_code: Optional[str] = None
-    usage: Optional[dict[str, Any]] = None
+    usage: Optional[list[dict[str, Any]]] = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,17 @@ class ThreadSummary:
     updated_at: float
     message_count: int
     run_count: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form (camelCase) the threads endpoints and ``agui threads`` send."""
+        return {
+            "threadId": self.thread_id,
+            "title": self.title,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "messageCount": self.message_count,
+            "runCount": self.run_count,
+        }
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,27 @@ class StoredThread:
     @property
     def thread_id(self) -> str:
         return self.summary.thread_id
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: the summary's, with ``messages`` (wire JSON), ``state``, ``runs``
+        (camelCase) and ``version``."""
+        return {
+            **self.summary.to_json(),
+            "messages": [m.model_dump(by_alias=True, mode="json") for m in self.messages],
+            "state": self.state,
+            "runs": [
+                {
+                    "runId": run.run_id,
+                    "outcome": run.outcome,
+                    "startedAt": run.started_at,
+                    "finishedAt": run.finished_at,
+                    "errorCode": run.error_code,
+                    "usage": run.usage,
+                }
+                for run in self.runs
+            ],
+            "version": self.version,
+        }
 
 
 @dataclass(frozen=True)

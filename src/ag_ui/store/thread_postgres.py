@@ -29,6 +29,7 @@ from pydantic import TypeAdapter
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
+from ag_ui.store._message_load import messages_from_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -152,9 +153,9 @@ class PostgresThreadStore(ThreadStore):
     Bounds: a connection attempt gives up after ``connect_timeout`` seconds (rounded up to
     whole seconds, at least 2, as libpq does), and every call returns or raises
     ``StoreUnavailableError`` within ``timeout`` seconds (waiting for a free pooled connection
-    included). The pool holds ``min_size`` to ``max_size`` connections; after
-    the database comes back from an outage, psycopg_pool reconnects with backoff (1, 2, 4 s
-    and so on between attempts), so the first calls after a long outage may still fail.
+    included). The pool holds ``min_size`` to ``max_size`` connections; after the database
+    comes back from an outage, psycopg_pool reconnects with backoff (1, 2, 4 s and so on
+    between attempts), so the first calls after a long outage may still fail.
     """
 
     def __init__(
@@ -370,7 +371,7 @@ class PostgresThreadStore(ThreadStore):
             raise ThreadNotFoundError(thread_id)
         return StoredThread(
             summary=_summary(row),
-            messages=_MESSAGES.validate_json(row[7]),
+            messages=messages_from_json(row[7]),
             state=json.loads(row[8]),
             runs=[
                 RunSummary(
