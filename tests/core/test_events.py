@@ -117,3 +117,65 @@ def test_timestamps_are_bounded_integers() -> None:
     for bad in (1.5, 2**53, "soon"):
         with pytest.raises(AGUIValidationError):
             parse_event({"type": "RAW", "event": None, "timestamp": bad})
+
+
+def test_encrypted_value_type_travels_beside_every_encrypted_value() -> None:
+    from ag_ui.core import (
+        AssistantMessage,
+        DeveloperMessage,
+        FunctionCall,
+        ReasoningEncryptedValueEvent,
+        ReasoningMessage,
+        SystemMessage,
+        ToolCall,
+        ToolMessage,
+        UserMessage,
+    )
+
+    event = parse_event(
+        {
+            "type": "REASONING_ENCRYPTED_VALUE",
+            "subtype": "message",
+            "entityId": "r1",
+            "encryptedValue": "E",
+            "encryptedValueType": "vendor.kind",
+        }
+    )
+    assert isinstance(event, ReasoningEncryptedValueEvent)
+    assert event.encrypted_value_type == "vendor.kind"
+    assert json.loads(EventEncoder().encode(event)[len("data: ") : -2]) == {
+        "type": "REASONING_ENCRYPTED_VALUE",
+        "subtype": "message",
+        "entityId": "r1",
+        "encryptedValue": "E",
+        "encryptedValueType": "vendor.kind",
+    }
+    # Unset, it is omitted, so a 1.0 producer's bytes are unchanged.
+    assert "encryptedValueType" not in ReasoningEncryptedValueEvent(
+        subtype="message", entity_id="r1", encrypted_value="E"
+    ).model_dump_json(by_alias=True)
+    call = ToolCall(
+        id="c",
+        function=FunctionCall(name="f", arguments="{}"),
+        encrypted_value="E",
+        encrypted_value_type="t",
+    )
+    assert call.model_dump(by_alias=True, exclude_none=True)["encryptedValueType"] == "t"
+    carriers = [
+        DeveloperMessage(id="m", content="x"),
+        SystemMessage(id="m", content="x"),
+        AssistantMessage(id="m"),
+        UserMessage(id="m", content="x"),
+        ToolMessage(id="m", content="x", tool_call_id="c"),
+        ReasoningMessage(id="m", content=""),
+    ]
+    for message in carriers:
+        typed = type(message).model_validate(
+            {
+                **message.model_dump(by_alias=True),
+                "encryptedValue": "E",
+                "encryptedValueType": "t",
+            }
+        )
+        assert typed.encrypted_value_type == "t", type(message).__name__
+        assert json.loads(typed.model_dump_json(by_alias=True))["encryptedValueType"] == "t"

@@ -440,6 +440,8 @@ class ReasoningEncryptedValueEvent(_AttributableEvent):
     subtype: ReasoningEncryptedValueSubtype
     entity_id: str
     encrypted_value: str
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
 
 
 # --- Subagents -------------------------------------------------------------------------------
