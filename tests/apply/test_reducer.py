@@ -625,8 +625,8 @@ def test_encrypted_value_type_is_stored_with_the_value_and_dropped_with_it() -> 
     # A new value without a type replaces the value and removes the stale type.
     untyped = run(
         [
-            ev("REASONING_ENCRYPTED_VALUE", subtype="tool-call", entityId="c1", encryptedValue="F1"),
-            ev("REASONING_ENCRYPTED_VALUE", subtype="message", entityId="r1", encryptedValue="F2"),
+            ev("REASONING_ENCRYPTED_VALUE", subtype="tool-call", entityId="c1", encryptedValue="1"),
+            ev("REASONING_ENCRYPTED_VALUE", subtype="message", entityId="r1", encryptedValue="2"),
         ],
         typed,
     )
@@ -639,11 +639,11 @@ def test_encrypted_value_type_is_stored_with_the_value_and_dropped_with_it() -> 
                     "id": "c1",
                     "type": "function",
                     "function": {"name": "f", "arguments": ""},
-                    "encryptedValue": "F1",
+                    "encryptedValue": "1",
                 }
             ],
         },
-        {"id": "r1", "role": "reasoning", "content": "", "encryptedValue": "F2"},
+        {"id": "r1", "role": "reasoning", "content": "", "encryptedValue": "2"},
     )
 
 
