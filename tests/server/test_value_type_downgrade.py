@@ -114,3 +114,20 @@ def test_the_typescript_1_0_client_sees_no_value_type_and_no_warning(url: str, p
         "encryptedValue": "blob",
         "toolCalls": [{**_CALL, "encryptedValue": "c"}],
     }
+
+
+@pytest.mark.parametrize(
+    ("declared", "answered"),
+    [("1.1", "1.1"), ("1.2", "1.1"), ("1.0", "1.0"), (None, "1.0")],
+)
+def test_run_started_declares_what_the_client_is_sent(
+    url: str, declared: Optional[str], answered: str
+) -> None:
+    # Its own version to a current or newer client; "1.0" for the downgraded stream, as a
+    # translating producer declares what it emits.
+    assert _events(url, declared)[0] == {
+        "type": "RUN_STARTED",
+        "threadId": "t",
+        "runId": "r",
+        "protocolVersion": answered,
+    }

@@ -46,6 +46,7 @@ from ag_ui.core.events import (
     SubagentStartedEvent,
 )
 from ag_ui.core.types import RunAgentInput
+from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.verify._downgrade import (
     ATTRIBUTION,
     BEFORE_CONTENT_PARTS,
@@ -79,6 +80,7 @@ _MAY_CHANGE = (
 
 
 _FIRST_1_0 = (1, 0, 0)
+_EMITTED = "1.0"  # what every downgraded stream is: 1.0 material or less
 # What may carry encryptedValueType, the one change a 1.0.x client needs.
 _MAY_CARRY_VALUE_TYPE = (ReasoningEncryptedValueEvent, MessagesSnapshotEvent, RunStartedEvent)
 
@@ -158,6 +160,10 @@ def downgraded(event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEven
             return None
         event, kind = before, event_type_name(before)
     result: BaseEvent = untyped_event(kind, event)[0]  # type: ignore[arg-type, assignment]
+    if kind == "RUN_STARTED" and getattr(result, "protocol_version", None) == PROTOCOL_VERSION:
+        # A producer that translates declares what it emits (1.1 "Versioning"): the 1.0
+        # stream this client gets, which also spares @ag-ui/client 1.0.0 a "newer" warning.
+        result = result.model_copy(update={"protocol_version": _EMITTED})
     return result
 
 
