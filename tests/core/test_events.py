@@ -179,3 +179,35 @@ def test_encrypted_value_type_travels_beside_every_encrypted_value() -> None:
         )
         assert typed.encrypted_value_type == "t", type(message).__name__
         assert json.loads(typed.model_dump_json(by_alias=True))["encryptedValueType"] == "t"
+
+
+def _every_subclass(cls: type) -> set[type]:
+    found: set[type] = set()
+    for sub in type.__subclasses__(cls):  # the raw hook: nothing looked through
+        found |= {sub} | _every_subclass(sub)
+    return found
+
+
+def test_every_base_event_subclass_reachable_from_core_is_in_the_union() -> None:
+    # The official 0.x test_all_event_subclasses_in_event_union, in every spelling a caller may
+    # use: reflection on BaseEvent, the classes named in ag_ui.core.events (private names too).
+    import inspect
+
+    import ag_ui.core
+    import ag_ui.core.events
+
+    union = set(EVENT_CLASSES)
+    assert set(BaseEvent.__subclasses__()) <= union
+    ours = {
+        cls
+        for cls in _every_subclass(BaseEvent)
+        if cls.__module__.startswith("ag_ui.")  # not subclasses other tests define
+    }
+    assert ours == union
+    for module in (ag_ui.core, ag_ui.core.events):
+        named = {
+            value
+            for _, value in inspect.getmembers(module, inspect.isclass)
+            if issubclass(value, BaseEvent) and value is not BaseEvent
+        }
+        assert named <= union, sorted(cls.__name__ for cls in named - union)
