@@ -181,7 +181,7 @@ class HttpAgent:
 
     @property
     def max_protocol_version(self) -> str:
-        """The peer ceiling (``ag_ui.client.versions``); ``"1.0"`` unless pinned lower."""
+        """The peer ceiling (``ag_ui.client.versions``); ``"1.1"`` unless pinned lower."""
         return self.config.max_protocol_version
 
     @max_protocol_version.setter

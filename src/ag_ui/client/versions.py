@@ -3,11 +3,11 @@
 Two version-dependent behaviours of ``@ag-ui/client@1.0.0``, in Python:
 
 * **The producer's declaration** (``RUN_STARTED.protocolVersion``). A declaration is exactly
-  two numeric components (``"1.0"``). Absent, equal or older is a downgrade to notice quietly;
+  two numeric components (``"1.1"``). Absent, equal or older is a downgrade to notice quietly;
   newer, or anything outside that grammar (``"1.0.0"``, ``"abc"``), is processed anyway with a
   ``ProtocolVersionWarning``, because this client may misread or drop what it does not know.
 * **The peer ceiling** (``HttpAgent(max_protocol_version=...)``, TypeScript's
-  ``maxProtocolVersion``): the newest version the *agent* is known to speak, ``"1.0"`` unless
+  ``maxProtocolVersion``): the newest version the *agent* is known to speak, ``"1.1"`` unless
   you pin an older backend. Below ``1.0`` the run input does not declare ``protocolVersion``
   (an older strict parser may reject an unknown member), and pre-1.0 eras get the downgrades in
   ``ag_ui.client.downgrade``.
@@ -54,7 +54,8 @@ def compare_declared_protocol(declared: str, spoken: str = PROTOCOL_VERSION) -> 
     """How a producer's declaration relates to the version this client speaks.
 
     The grammar is checked before comparing: ``"1.0.0"`` would otherwise compare equal to
-    ``"1.0"``, yet it is not a declaration the protocol allows.
+    ``"1.0"``, yet it is not a declaration the protocol allows. A newer minor of the same
+    major (``"1.2"`` against ``"1.1"``) is ``"newer"``: processed, with a warning, never refused.
     """
     if not _DECLARATION.fullmatch(declared):
         return "uninterpretable"

@@ -217,6 +217,8 @@ class ToolCall(AGUIModel):
     type: Literal["function"] = "function"
     function: FunctionCall
     encrypted_value: Optional[str] = None
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
     metadata: Optional[Metadata] = None
 
 
@@ -228,6 +230,8 @@ class BaseMessage(AGUIModel):
     role: str
     name: Optional[str] = None
     encrypted_value: Optional[str] = None
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
     metadata: Optional[Metadata] = None
 
 
@@ -270,6 +274,8 @@ class ToolMessage(AGUIModel):
     tool_call_id: str
     error: Optional[str] = None
     encrypted_value: Optional[str] = None
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
     metadata: Optional[Metadata] = None
 
 
@@ -292,6 +298,8 @@ class ReasoningMessage(AGUIModel):
     role: Literal["reasoning"] = "reasoning"
     content: str
     encrypted_value: Optional[str] = None
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
     metadata: Optional[Metadata] = None
 
 

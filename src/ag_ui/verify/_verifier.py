@@ -22,6 +22,7 @@ from ag_ui.core.events import (
     RunStartedEvent,
 )
 from ag_ui.core.outcomes import UnknownOutcome
+from ag_ui.verify._encrypted_types import check_encrypted_value_types
 from ag_ui.verify._forward import warn_unknown
 from ag_ui.verify._handlers import Handlers
 from ag_ui.verify._nulls import check_message_nulls, explicit_null, null_error
@@ -196,6 +197,7 @@ class EventVerifier(Handlers):
         messages = getattr(event, "messages", None)
         if self.null_checks:
             check_message_nulls("MESSAGES_SNAPSHOT", messages)
+        check_encrypted_value_types("MESSAGES_SNAPSHOT", messages)
         self.owners.seed(messages, authoritative=True)
 
     def _run_error(self, event: RunErrorEvent) -> None:
