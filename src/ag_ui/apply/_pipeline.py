@@ -32,8 +32,12 @@ class PatchFailedWarning(UserWarning):
 def warn_patch_error(error: PatchError) -> None:
     """The default ``on_patch_error``: a ``PatchFailedWarning`` naming the event."""
     kind = event_type_name(error.event) if error.event is not None else "patch"
+    # "Failed to apply state patch" is @ag-ui/client's wording; a log search finds both SDKs.
+    target = "activity" if kind == "ACTIVITY_DELTA" else "state"
     warnings.warn(
-        f"{kind} could not be applied and was skipped: {error}", PatchFailedWarning, stacklevel=4
+        f"Failed to apply {target} patch: {kind} could not be applied and was skipped: {error}",
+        PatchFailedWarning,
+        stacklevel=4,
     )
 
 

@@ -22,7 +22,9 @@ from ag_ui.apply import EventPipeline
 from ag_ui.cli._arguments import input_file, json_value
 from ag_ui.core._surrogates import escape_lone_surrogates
 from ag_ui.core.errors import AGUIError, PatchError, ProtocolError
+from ag_ui.core.events import ActivityDeltaEvent, RunStartedEvent
 from ag_ui.recording import Recording, read_recording
+from ag_ui.verify._versions import warn_about_producer_declaration
 
 __all__ = ["register", "run", "verify_recording"]
 
@@ -78,7 +80,8 @@ def verify_recording(
             found.append(text)
 
     def patch_failed(error: PatchError) -> None:
-        warn(f"{_where(count, line)}: a patch was skipped: {error}")
+        target = "activity" if isinstance(error.event, ActivityDeltaEvent) else "state"
+        warn(f"{_where(count, line)}: Failed to apply {target} patch (skipped): {error}")
 
     for skipped in recording.skipped:
         kind = getattr(skipped, "field_numbers", None)
@@ -93,6 +96,9 @@ def verify_recording(
         for run in recording.runs:
             for recorded in run.events:
                 count, line = count + 1, recorded.line
+                if isinstance(recorded.event, RunStartedEvent):
+                    # Reported as HttpAgent reports it: newer or unreadable warns, same is quiet.
+                    warn_about_producer_declaration(recorded.event.protocol_version)
                 try:
                     expanded += len(pipeline.feed(recorded.event))
                 except AGUIError as exc:
