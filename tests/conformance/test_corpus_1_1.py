@@ -31,6 +31,8 @@ from ag_ui.cli import main as agui
 from ag_ui.client import HttpAgent
 from ag_ui.core._surrogates import wire_json
 from ag_ui.core.errors import RunError
+from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.verify._versions import parse_version
 from tests.conformance.corpus import (
     CorpusServer,
     Fixture,
@@ -46,8 +48,46 @@ pytestmark = pytest.mark.anyio
 CLIENT = "client"
 VERIFY = "verify"
 
-KNOWN_DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {}
+KNOWN_DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {
+    ("reasoning-message-wrong-role-fatal", CLIENT): (
+        frozenset({"errorContains"}),
+        "the stream is refused for the role, as required; the expected text is zod's message "
+        "as JSON (`expected \\\"reasoning\\\"`, backslashes included), ours reads "
+        "`role: Input should be 'reasoning' (got 'assistant')`",
+    ),
+    ("reasoning-message-wrong-role-fatal", VERIFY): (
+        frozenset({"errorContains"}),
+        "as on the client lane: refused for the role, in this SDK's words rather than zod's",
+    ),
+    ("run-error-then-new-run-continues", CLIENT): (
+        frozenset({"eventTypes", "eventPaths", "messageCount", "messages"}),
+        "HttpAgent ends a run at RUN_ERROR and raises RunError (after the subscribers saw the "
+        "event): one run() is one run, so a second RUN_STARTED in the same response is not "
+        "read; EventPipeline and agui verify do continue into it",
+    ),
+}
 """(fixture, lane) -> (the expectation keys that differ, why). Kept in step with docs/verify.md."""
+
+_SPEAKS_1_1 = parse_version(PROTOCOL_VERSION) >= (1, 1, 0)
+
+
+def version_gap(fixture: Fixture) -> frozenset[str]:
+    """Keys that differ only while ``PROTOCOL_VERSION`` is older than the corpus's 1.1 (a
+    producer declaring 1.1 is then newer and warned about, and the run input declares the
+    older version); empty once this SDK speaks 1.1."""
+    if _SPEAKS_1_1:
+        return frozenset()
+    declared = {
+        event.get("protocolVersion")
+        for event in fixture.stream
+        if isinstance(event, dict) and event.get("type") == "RUN_STARTED"
+    }
+    keys = set()
+    if declared - {None, PROTOCOL_VERSION}:
+        keys |= {"noWarnings", "warnings"} & set(fixture.expect)
+    if "protocolVersion" in (fixture.expect.get("request") or {}):
+        keys.add("request")
+    return frozenset(keys)
 
 
 @dataclass
@@ -183,12 +223,14 @@ def differences(fixture: Fixture, seen: Observed, lane: str) -> dict[str, str]:
 
 def assert_lane(fixture: Fixture, seen: Observed, lane: str) -> None:
     found = differences(fixture, seen, lane)
+    gap = version_gap(fixture)
+    deviating = set(found) - gap
     pinned = KNOWN_DEVIATIONS.get((fixture.name, lane))
     if pinned is None:
-        assert not found, f"{fixture.name} on the {lane} lane: {found}"
+        assert not deviating, f"{fixture.name} on the {lane} lane: {found}"
     else:
         keys, reason = pinned
-        assert set(found) == keys, (
+        assert deviating == keys, (
             f"{fixture.name} on the {lane} lane deviates in {sorted(found)}, pinned as "
             f"{sorted(keys)} ({reason}): {found}"
         )

@@ -50,7 +50,7 @@ def known_operations(operations: Sequence[Any], event_type: str) -> Sequence[Any
     ]
     warn_unknown(
         f"{event_type}: skipped {len(operations) - len(kept)} JSON Patch operation(s) of unknown "
-        f"op {', '.join(repr(name) for name in unknown)} at {', '.join(paths)}; the rest of "
-        "the patch applies"
+        f"op {', '.join(repr(name) for name in unknown)}; the rest of the patch applies "
+        f"(removed {', '.join(paths)})"
     )
     return kept
