@@ -135,7 +135,7 @@ def subset_problem(actual: Any, expected: Any, where: str = "") -> Optional[str]
     if isinstance(expected, list):
         if not isinstance(actual, list) or len(actual) != len(expected):
             return f"{where or '/'}: expected {len(expected)} items, got {actual!r}"
-        for index, (got, want) in enumerate(zip(actual, expected)):
+        for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
             problem = subset_problem(got, want, f"{where}/{index}")
             if problem:
                 return problem

@@ -52,7 +52,7 @@ KNOWN_DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {
     ("reasoning-message-wrong-role-fatal", CLIENT): (
         frozenset({"errorContains"}),
         "the stream is refused for the role, as required; the expected text is zod's message "
-        "as JSON (`expected \\\"reasoning\\\"`, backslashes included), ours reads "
+        'as JSON (`expected \\"reasoning\\"`, backslashes included), ours reads '
         "`role: Input should be 'reasoning' (got 'assistant')`",
     ),
     ("reasoning-message-wrong-role-fatal", VERIFY): (
@@ -195,8 +195,12 @@ def differences(fixture: Fixture, seen: Observed, lane: str) -> dict[str, str]:
         check("eventTypesAbsent", f"{absent} was delivered" if absent in types else None)
     for dotted, value in (expect.get("eventPaths") or {}).items():
         got = path_value(seen.events, dotted)
-        check("eventPaths", subset_problem(got, value, dotted) if has_path(seen.events, dotted)
-              else f"{dotted}: missing")
+        check(
+            "eventPaths",
+            subset_problem(got, value, dotted)
+            if has_path(seen.events, dotted)
+            else f"{dotted}: missing",
+        )
     for dotted in expect.get("eventAbsentPaths", []):
         check("eventAbsentPaths", f"{dotted} is present" if has_path(seen.events, dotted) else None)
     for text in expect.get("warnings", []):
@@ -241,13 +245,14 @@ NAMES = manifest()
 
 def test_manifest_lists_every_stream() -> None:
     on_disk = sorted(p.stem for p in (Path(__file__).parent / "streams").glob("*.json"))
-    assert NAMES == on_disk
+    assert on_disk == NAMES
     assert len(NAMES) == 68
 
 
 def test_deviations_name_real_fixtures() -> None:
     for name, lane in KNOWN_DEVIATIONS:
-        assert name in NAMES and lane in (CLIENT, VERIFY)
+        assert name in NAMES
+        assert lane in (CLIENT, VERIFY)
 
 
 @pytest.mark.parametrize("name", NAMES)

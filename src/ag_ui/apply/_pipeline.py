@@ -105,12 +105,14 @@ class EventPipeline:
         on_patch_error: Optional[Callable[[PatchError], None]] = None,
         id_factory: Optional[Callable[[], str]] = None,
         on_tool_arguments: Optional[Callable[[str], None]] = None,
+        strict_draft: bool = False,
     ) -> None:
         self.stream = StreamVerifier(
             strict_end=strict_end,
             null_checks=null_checks,
             id_factory=id_factory,
             on_tool_arguments=on_tool_arguments,
+            strict_draft=strict_draft,
         )
         self.reducer = Reducer(on_patch_error=on_patch_error)
         self._state = AgentState(messages=messages, state=state)

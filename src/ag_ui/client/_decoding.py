@@ -122,7 +122,7 @@ class SSEEventDecoder:
                     failure = DecodeError(f"event {index} is invalid: {exc}", frame_index=index)
                 failure.__cause__ = exc
                 if not events:
-                    raise failure
+                    raise failure from exc
                 # The events before the bad one arrived whole: the consumer gets them first
                 # (as the TypeScript client delivers RUN_STARTED before rejecting what follows),
                 # and the next feed() or close() raises.

@@ -182,6 +182,7 @@ ContentPart = Annotated[
     Field(discriminator="type"),
 ]
 
+
 class UnknownPart(AGUIModel):
     """A user-message content part whose ``type`` this SDK does not know (from a newer
     protocol), kept as received: its other members are extras, so it is written back unchanged.

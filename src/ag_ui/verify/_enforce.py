@@ -1,4 +1,4 @@
-"""Enforcement: what a consumer removes or refuses before it uses a received event (1.1 §processing).
+"""Enforcement: what a consumer removes or refuses before it uses a received event (1.1).
 
 ``ag_ui.core`` models keep what they do not describe (extra properties, outcome and content
 part members of a newer protocol) so that a value read and written again is unchanged, which
@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from typing import Any, Optional
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -92,9 +92,7 @@ def _remove(document: Any, paths: list[str]) -> None:
 
 
 def _sort_key(pointer: str) -> tuple[tuple[int, Any], ...]:
-    return tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in pointer.split("/")[1:]
-    )
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in pointer.split("/")[1:])
 
 
 def _check_pointers(event: Event) -> None:
@@ -133,5 +131,5 @@ def enforce(event: Event, *, stacklevel: int = 2) -> Event:
         UnrecognisedMaterialWarning,
         stacklevel=stacklevel + 1,
     )
-    stripped: Optional[Any] = parse_any_event(document)
-    return stripped  # type: ignore[no-any-return]
+    # The event was a 1.0 event and removing members keeps it one (never a legacy shape).
+    return cast(Event, parse_any_event(document))

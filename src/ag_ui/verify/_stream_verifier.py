@@ -1,4 +1,4 @@
-"""``StreamVerifier``: compatibility -> enforcement -> null checks -> chunk expansion -> verification, sans-IO.
+"""``StreamVerifier``: compatibility, enforcement, null checks, chunks, verification (sans-IO).
 
 These are the stages every consumer of an event stream runs before it uses an event, in the
 TypeScript client's order (PROTOCOL.md §6.1): legacy shapes are translated first, optional
@@ -50,7 +50,8 @@ class StreamVerifier:
     ``on_tool_arguments`` is told about tool-call arguments that are not JSON (default: a
     ``ToolArgumentsWarning``; see ``EventVerifier``); ``enforce`` (default: as
     ``compatibility``) strips unrecognised material with an ``UnrecognisedMaterialWarning``
-    and refuses a JSON Patch path that is not a JSON Pointer (``ag_ui.verify._enforce``).
+    and refuses a JSON Patch path that is not a JSON Pointer (``ag_ui.verify._enforce``);
+    ``strict_draft`` makes the draft specification's rules fatal (default: warnings).
 
     Errors are the stages' own: ``AGUIValidationError`` for a forbidden null,
     ``ChunkExpansionError``, ``EventSequenceError``, ``UnterminatedRunError``. After one, the
@@ -75,6 +76,7 @@ class StreamVerifier:
         observer: Optional[StageObserver] = None,
         on_tool_arguments: Optional[Callable[[str], None]] = None,
         enforce: Optional[bool] = None,
+        strict_draft: bool = False,
     ) -> None:
         # A consumer of received events enforces; a producer's own guard (compatibility off)
         # passes its events on as they were built.
@@ -88,6 +90,7 @@ class StreamVerifier:
                 strict_end=strict_end,
                 null_checks=null_checks,
                 on_tool_arguments=on_tool_arguments,
+                strict_draft=strict_draft,
             )
             if verify
             else None
