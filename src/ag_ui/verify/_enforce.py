@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 from pydantic import BaseModel
 
@@ -40,14 +40,54 @@ _POINTER = re.compile(r"(/([^/~]|~[01])*)*")
 """RFC 6901, the pattern of the 1.1 schema: ``^(/([^/~]|~[01])*)*$``."""
 
 
+_PATCH_EVENTS = (StateDeltaEvent, ActivityDeltaEvent)
+
+
 class UnrecognisedMaterialWarning(UserWarning):
     """Material a received event carried that this SDK does not recognise was removed."""
+
+
+_MODEL_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Per model class, the fields whose annotation can hold a model (the others are scalars or
+open JSON): the only ones the per-event check has to look into."""
+
+
+def _mentions_model(annotation: Any) -> bool:
+    if isinstance(annotation, type):
+        return issubclass(annotation, BaseModel)
+    return any(_mentions_model(arg) for arg in get_args(annotation))
+
+
+def _fields_to_walk(cls: type) -> tuple[str, ...]:
+    try:
+        return _MODEL_FIELDS[cls]
+    except KeyError:
+        fields = cls.__pydantic_fields__  # type: ignore[attr-defined]
+        names = tuple(n for n, info in fields.items() if _mentions_model(info.annotation))
+        _MODEL_FIELDS[cls] = names
+        return names
+
+
+def _holds_unrecognised(model: BaseModel) -> bool:
+    """The check run on every event (no paths built): does anything need stripping?"""
+    if model.__pydantic_extra__ or isinstance(model, (UnknownOutcome, UnknownPart)):
+        return True
+    for name in _fields_to_walk(type(model)):
+        value = getattr(model, name, None)
+        if isinstance(value, BaseModel):
+            if _holds_unrecognised(value):
+                return True
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, BaseModel) and _holds_unrecognised(item):
+                    return True
+    return False
 
 
 def unrecognised_paths(model: BaseModel, path: str = "") -> list[str]:
     """Wire paths (JSON Pointers) of what ``model`` holds that the protocol does not describe."""
     found = [f"{path}/{_escape(key)}" for key in (model.model_extra or {})]
-    fields = type(model).model_fields
+    fields = type(model).__pydantic_fields__
     for name in model.__pydantic_fields_set__:
         info = fields.get(name)
         if info is None:
@@ -96,6 +136,8 @@ def _sort_key(pointer: str) -> tuple[tuple[int, Any], ...]:
 
 
 def _check_pointers(event: Event) -> None:
+    if not isinstance(event, _PATCH_EVENTS):
+        return
     if isinstance(event, StateDeltaEvent):
         field, operations = "delta", event.delta
     elif isinstance(event, ActivityDeltaEvent):
@@ -120,9 +162,9 @@ def enforce(event: Event, *, stacklevel: int = 2) -> Event:
     has none (the common case costs one walk). Raises ``AGUIValidationError`` for a JSON
     Patch path that is not a JSON Pointer."""
     _check_pointers(event)
-    paths = unrecognised_paths(event)
-    if not paths:
+    if not _holds_unrecognised(event):
         return event
+    paths = unrecognised_paths(event)
     document = json.loads(wire_json(event))
     _remove(document, paths)
     warnings.warn(
