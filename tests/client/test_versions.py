@@ -312,3 +312,37 @@ def test_an_unreadable_ceiling_is_refused() -> None:
 async def test_producer_warning_category() -> None:
     with pytest.warns(ProtocolVersionWarning, match="newer than this client's"):
         await ReplayAgent(_run(declared="1.2")).run_agent()
+
+
+def test_a_clients_own_legacy_binary_parts_become_media_parts_without_a_warning() -> None:
+    # What HttpAgent sends (1.1: upgraded on every outgoing run, whatever the peer); the same
+    # conversion as the translator's, on wire dicts, so no BinaryInputContent is ever built.
+    message = {
+        "id": "u",
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "see"},
+            {"type": "binary", "mimeType": "image/png", "url": "https://e.test/a.png"},
+            {"type": "binary", "mimeType": "application/pdf", "data": "QUJD", "filename": "a.pdf"},
+            {"type": "binary", "mimeType": "audio/wav", "id": "only-an-id"},
+        ],
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agent = HttpAgent("http://127.0.0.1:1/agent", initial_messages=[message])
+        sent = agent.prepare_input().model_dump(by_alias=True, exclude_unset=True)
+    parts = sent["messages"][0]["content"]
+    assert parts[:3] == [
+        {"type": "text", "text": "see"},
+        {
+            "type": "image",
+            "source": {"type": "url", "value": "https://e.test/a.png", "mimeType": "image/png"},
+        },
+        {
+            "type": "document",
+            "source": {"type": "data", "value": "QUJD", "mimeType": "application/pdf"},
+            "metadata": {"filename": "a.pdf"},
+        },
+    ]
+    assert parts[3]["type"] == "binary"  # an id alone cannot be converted: kept, and warned about
+    assert [str(w.message) for w in caught if "deprecated" in str(w.message)]

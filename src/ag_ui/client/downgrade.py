@@ -72,7 +72,7 @@ class SubagentDowngradeMiddleware(Middleware):
             kind = event_type_name(event)
             if kind in SUBAGENT_LIFECYCLE:
                 warnings.warn(
-                    f"dropped {kind}: the agent is pinned to a protocol before subagents",
+                    f"dropping {kind}: the agent is pinned to a protocol before subagents",
                     PeerDowngradeWarning,
                     stacklevel=2,
                 )

@@ -93,7 +93,8 @@ def flattened_message(message: dict[str, Any], *, stacklevel: int = 3) -> dict[s
     if dropped:
         warnings.warn(
             f"message {message.get('id')!r} loses its {', '.join(dropped)} part(s): the peer "
-            "speaks a protocol before content parts, which only carries text",
+            "speaks a protocol before content parts, which only carries text (the downgrade "
+            "DROPS non-text parts)",
             PeerDowngradeWarning,
             stacklevel=stacklevel,
         )
