@@ -1,5 +1,8 @@
-"""The deployment every test of tests/deploy shares (started once per module: four workers and
-nginx take a few seconds to start on two cores); a test that stops a worker restarts it."""
+"""The deployments of tests/deploy (four workers and nginx take a few seconds to start on two
+cores, so they are shared): ``deployment`` (Redis runs, nginx from the file as it is; once per
+module, and a test that stops a worker restarts it) and ``threaded`` (the same with a
+PostgreSQL thread store, nginx's read timeout cut to 1 s and a 0.5 s keepalive; once per
+session)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.deploy.harness import Deployment
+from tests.postgres_helpers import PostgresServer
 from tests.redis_helpers import RedisServer
 
 
@@ -31,3 +35,22 @@ def deployment(
 def deployed(deployment: Deployment) -> Deployment:
     deployment.ensure_all_up()
     return deployment
+
+
+@pytest.fixture(scope="session")
+def threaded(
+    redis_server: RedisServer,
+    postgres_server: PostgresServer,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Deployment]:
+    deployed = Deployment(
+        redis_server,
+        tmp_path_factory.mktemp("threaded"),
+        keepalive=0.5,
+        read_timeout="1s",
+        threads_url=postgres_server.database(),
+    )
+    try:
+        yield deployed
+    finally:
+        deployed.close()

@@ -214,7 +214,7 @@ class Nginx:
 class Deployment:
     """Redis (given), ``workers`` uvicorn workers, nginx in front. ``keepalive``: the workers'
     SSE keepalive interval; ``read_timeout``: nginx's ``proxy_read_timeout`` (default: the
-    file's)."""
+    file's); ``threads_url``: the workers' shared thread store (a PostgreSQL database)."""
 
     def __init__(
         self,
@@ -226,6 +226,7 @@ class Deployment:
         shutdown_grace: float = 10.0,
         keepalive: float = 15.0,
         read_timeout: Optional[str] = None,
+        threads_url: Optional[str] = None,
     ) -> None:
         env = {
             **os.environ,
@@ -234,6 +235,8 @@ class Deployment:
             "AGUI_TEST_SHUTDOWN_GRACE": f"{shutdown_grace:g}",
             "AGUI_TEST_KEEPALIVE": f"{keepalive:g}",
         }
+        if threads_url is not None:
+            env["AGUI_TEST_THREADS_URL"] = threads_url
         directory.mkdir(parents=True, exist_ok=True)
         self.workers = [
             Worker(env, graceful_timeout, directory / f"worker{n}.log") for n in range(workers)
