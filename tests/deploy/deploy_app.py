@@ -25,8 +25,7 @@ app = create_app(
     ),
     shutdown_grace=float(os.environ.get("AGUI_TEST_SHUTDOWN_GRACE", "10")),
     keepalive=float(os.environ.get("AGUI_TEST_KEEPALIVE", "15")),
-    # A pool open at full size: grown one connection at a time from min_size=1, it kept a
-    # burst of 250 runs per worker waiting past the store's 10 s timeout (docs/deploy.md).
+    # The pool opened at full size, as docs/deploy.md advises for bursts of runs.
     threads=PostgresThreadStore(THREADS_URL, min_size=10, max_size=10) if THREADS_URL else None,
     public_thread_history=True,
 )
