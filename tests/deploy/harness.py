@@ -25,7 +25,7 @@ import pytest
 from tests.conftest import REPO
 from tests.redis_helpers import RedisServer, free_port
 
-__all__ = ["NGINX_CONF", "Deployment", "Nginx", "Worker", "rss_bytes"]
+__all__ = ["NGINX_CONF", "Deployment", "Nginx", "Worker", "render_conf", "rss_bytes", "worker_env"]
 
 NGINX_CONF = REPO / "deploy" / "nginx" / "agui.conf"
 
@@ -61,8 +61,18 @@ def rss_bytes(pid: int) -> int:
 class Worker:
     """One uvicorn process on its own port (an nginx upstream server); restartable on it."""
 
-    def __init__(self, env: dict[str, str], graceful_timeout: float, log: Path) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        graceful_timeout: float,
+        log: Path,
+        *,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
         self.port = free_port()
+        self._extra_args = extra_args
+        """More uvicorn options (``--workers 2``: one port, a supervisor and its processes)."""
+        self.env = env
         self.log = log
         """Where the process's stderr goes (uvicorn's and the SDK's log lines), appended."""
         self._env = env
@@ -92,6 +102,7 @@ class Worker:
             "warning",
             "--timeout-graceful-shutdown",
             f"{self._graceful_timeout:g}",
+            *self._extra_args,
         ]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, cwd=REPO, env=self._env, stderr=log)
@@ -211,6 +222,16 @@ class Nginx:
                 self.process.wait(timeout=10)
 
 
+def worker_env(redis: RedisServer, *, shutdown_grace: float = 10.0) -> dict[str, str]:
+    """The environment deploy_app.py reads, on a key prefix of its own."""
+    return {
+        **os.environ,
+        "AGUI_TEST_REDIS_URL": redis.url,
+        "AGUI_TEST_PREFIX": f"deploy{free_port()}:",
+        "AGUI_TEST_SHUTDOWN_GRACE": f"{shutdown_grace:g}",
+    }
+
+
 class Deployment:
     """Redis (given), ``workers`` uvicorn workers, nginx in front. ``keepalive``: the workers'
     SSE keepalive interval; ``read_timeout``: nginx's ``proxy_read_timeout`` (default: the
@@ -228,13 +249,8 @@ class Deployment:
         read_timeout: Optional[str] = None,
         threads_url: Optional[str] = None,
     ) -> None:
-        env = {
-            **os.environ,
-            "AGUI_TEST_REDIS_URL": redis.url,
-            "AGUI_TEST_PREFIX": f"deploy{free_port()}:",
-            "AGUI_TEST_SHUTDOWN_GRACE": f"{shutdown_grace:g}",
-            "AGUI_TEST_KEEPALIVE": f"{keepalive:g}",
-        }
+        env = {**worker_env(redis, shutdown_grace=shutdown_grace)}
+        env["AGUI_TEST_KEEPALIVE"] = f"{keepalive:g}"
         if threads_url is not None:
             env["AGUI_TEST_THREADS_URL"] = threads_url
         directory.mkdir(parents=True, exist_ok=True)
