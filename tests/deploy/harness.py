@@ -17,12 +17,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional
 
 import httpx
 import pytest
 
 from tests.conftest import REPO
+from tests.deploy.haproxy import HAProxy
 from tests.redis_helpers import RedisServer, free_port
 
 __all__ = ["NGINX_CONF", "Deployment", "Nginx", "Worker", "render_conf", "rss_bytes", "worker_env"]
@@ -235,7 +236,8 @@ def worker_env(redis: RedisServer, *, shutdown_grace: float = 10.0) -> dict[str,
 class Deployment:
     """Redis (given), ``workers`` uvicorn workers, nginx in front. ``keepalive``: the workers'
     SSE keepalive interval; ``read_timeout``: nginx's ``proxy_read_timeout`` (default: the
-    file's); ``threads_url``: the workers' shared thread store (a PostgreSQL database)."""
+    file's); ``threads_url``: the workers' shared thread store (a PostgreSQL database);
+    ``proxy``: nginx (deploy/nginx/agui.conf) or HAProxy (deploy/haproxy/agui.cfg)."""
 
     def __init__(
         self,
@@ -248,6 +250,7 @@ class Deployment:
         keepalive: float = 15.0,
         read_timeout: Optional[str] = None,
         threads_url: Optional[str] = None,
+        proxy: Literal["nginx", "haproxy"] = "nginx",
     ) -> None:
         env = {**worker_env(redis, shutdown_grace=shutdown_grace)}
         env["AGUI_TEST_KEEPALIVE"] = f"{keepalive:g}"
@@ -258,19 +261,27 @@ class Deployment:
             Worker(env, graceful_timeout, directory / f"worker{n}.log") for n in range(workers)
         ]
         self.nginx: Optional[Nginx] = None
+        self.haproxy: Optional[HAProxy] = None
         try:
             for worker in self.workers:
                 worker.launch()
             for worker in self.workers:
                 worker.wait_ready()
             ports = [worker.port for worker in self.workers]
-            self.nginx = Nginx(directory / "nginx", ports, read_timeout=read_timeout)
+            if proxy == "haproxy":
+                self.haproxy = HAProxy(directory / "haproxy", ports)
+                _wait_healthy(f"{self.url}/agent/health", self.haproxy.process, "haproxy")
+            else:
+                self.nginx = Nginx(directory / "nginx", ports, read_timeout=read_timeout)
         except BaseException:
             self.close()
             raise
 
     @property
     def url(self) -> str:
+        """The proxy's base URL."""
+        if self.haproxy is not None:
+            return self.haproxy.url
         assert self.nginx is not None
         return self.nginx.url
 
@@ -283,5 +294,7 @@ class Deployment:
     def close(self) -> None:
         if self.nginx is not None:
             self.nginx.close()
+        if self.haproxy is not None:
+            self.haproxy.close()
         for worker in self.workers:
             worker.stop()

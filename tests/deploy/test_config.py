@@ -1,10 +1,11 @@
-"""The nginx config docs/deploy.md shows is the file the deployment tests run."""
+"""The proxy configs docs/deploy.md shows are the files the deployment tests run."""
 
 from __future__ import annotations
 
 import re
 
 from tests.conftest import REPO
+from tests.deploy.haproxy import HAPROXY_CONF
 from tests.deploy.harness import NGINX_CONF, render_conf
 
 
@@ -12,6 +13,8 @@ def test_the_documented_nginx_config_is_the_tested_file() -> None:
     doc = (REPO / "docs" / "deploy.md").read_text()
     blocks = re.findall(r"```nginx\n(.*?)```", doc, flags=re.DOTALL)
     assert blocks == [NGINX_CONF.read_text()]
+    haproxy = re.findall(r"```haproxy\n(.*?)```", doc, flags=re.DOTALL)
+    assert haproxy == [HAPROXY_CONF.read_text()]
 
 
 def test_only_the_ports_are_replaced() -> None:
