@@ -1,8 +1,8 @@
 """The deployments of tests/deploy (four workers and nginx take a few seconds to start on two
-cores, so they are shared): ``deployment`` (Redis runs, nginx from the file as it is; once per
-module, and a test that stops a worker restarts it) and ``threaded`` (the same with a
-PostgreSQL thread store, nginx's read timeout cut to 1 s and a 0.5 s keepalive; once per
-session)."""
+cores, so each is started once per session): ``deployment`` (Redis runs, nginx from the file
+as it is; a test that stops a worker restarts it: ``deployed``) and ``threaded`` (the same with
+a PostgreSQL thread store). The read-timeout test has a deployment of its own: with nginx's read
+timeout cut to 1 s, a response whose headers wait on a busy store would get a 504."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def deployment(
     redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Deployment]:
@@ -43,13 +43,8 @@ def threaded(
     postgres_server: PostgresServer,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Deployment]:
-    deployed = Deployment(
-        redis_server,
-        tmp_path_factory.mktemp("threaded"),
-        keepalive=0.5,
-        read_timeout="1s",
-        threads_url=postgres_server.database(),
-    )
+    threads = postgres_server.database()
+    deployed = Deployment(redis_server, tmp_path_factory.mktemp("threaded"), threads_url=threads)
     try:
         yield deployed
     finally:

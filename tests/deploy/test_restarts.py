@@ -23,7 +23,7 @@ LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=20)
 
 
 async def test_a_rolling_restart_loses_nothing(deployed: Deployment) -> None:
-    """Each worker in turn gets SIGTERM and is started again, while new runs (2 s each) keep
+    """Each worker in turn gets SIGTERM and is started again, while new runs (1.5 s each) keep
     starting every 50 ms. uvicorn cuts the streams still open after its graceful timeout (1 s);
     ``HttpAgent`` resumes each through nginx on another worker (``Last-Event-ID``), which tails
     the run in Redis while the stopping worker finishes it (``shutdown_grace``). Every run ends
@@ -33,7 +33,7 @@ async def test_a_rolling_restart_loses_nothing(deployed: Deployment) -> None:
     async with httpx.AsyncClient(timeout=30, limits=LIMITS) as client:
 
         async def one(n: int) -> None:
-            runs.append(await run_agent(client, f"{deployed.url}/agent", f"rr{n}", 20, 0.1))
+            runs.append(await run_agent(client, f"{deployed.url}/agent", f"rr{n}", 15, 0.1))
 
         async with anyio.create_task_group() as tasks:
             restarted = anyio.Event()
@@ -55,10 +55,10 @@ async def test_a_rolling_restart_loses_nothing(deployed: Deployment) -> None:
     for run in runs:
         assert run.failure is None, run.failure
         assert run.types[-1] == EventType.RUN_FINISHED
-        assert run.text == expected_text(20)
+        assert run.text == expected_text(15)
     resumed = [run for run in runs if run.reconnects]
     assert resumed, "no stream was cut: the restarts happened while nothing streamed"
-    # uvicorn's 1 s for the open streams, then at most the rest of a 2 s run (and a busy box).
+    # uvicorn's 1 s for the open streams, then at most the rest of a 1.5 s run (and a busy box).
     assert all(took < 8 for took in stop_times), stop_times
 
 
