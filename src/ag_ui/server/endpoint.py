@@ -176,7 +176,7 @@ class AgentEndpoint:
       a token; never headers or tokens; docs/inspector.md). Logs a warning when on.
     * ``shutdown_grace`` (default 0): seconds the detached runs still going at shutdown get to
       end on their own before they are stopped with ``RUN_ERROR`` ``server_shutdown``
-      (docs/deploy.md, "Shutting down"). Draining starts when the lifespan is left: new runs
+      (docs/deploy.md, "Shutting down"). Draining starts when the lifespan is left: new
       detached runs get 503 and readiness fails.
     * ``ready_timeout`` (default 0.5): seconds each store has to answer ``GET
       <path>/health/ready`` (``GET <path>/health`` is liveness; docs/deploy.md).
@@ -240,8 +240,8 @@ class AgentEndpoint:
         self.shutdown_grace = shutdown_grace
         self.ready_timeout = ready_timeout
         self.draining = False
-        """Set when the lifespan is left: the app is shutting down (readiness fails, new runs
-        get 503)."""
+        """Set when the lifespan is left: the app is shutting down (readiness fails, new
+        detached runs get 503)."""
 
     @property
     def authorize(self) -> Optional[Authorize]:
