@@ -98,7 +98,7 @@ async def test_human_in_the_loop_carries_on_with_the_steps_the_user_kept(base: s
     assert {s["status"] for s in steps} == {"enabled"}
     assert len(run.of("TOOL_CALL_ARGS")) == 12  # streamed: opening, ten steps, closing
     steps[1]["status"] = steps[4]["status"] = "disabled"
-    answer(run, {"steps": steps})
+    answer(run, {"accepted": True, "steps": steps})  # what the dojo's page answers
     follow_up = await run_once(agent, run_id="run-2")
     assert "8 steps" in text(follow_up)
     assert "Step 2," not in text(follow_up)
@@ -107,8 +107,10 @@ async def test_human_in_the_loop_carries_on_with_the_steps_the_user_kept(base: s
 
 async def test_human_in_the_loop_stops_when_the_plan_is_rejected(base: str) -> None:
     agent = client(f"{base}/human_in_the_loop", user("Plan a trip to Mars"))
-    answer(await run_once(agent), "The user rejected the plan")
+    answer(await run_once(agent), {"accepted": False})
     assert "not carry out" in text(await run_once(agent, run_id="run-2"))
+    answer(await run_once(agent, run_id="run-3"), "The user rejected the plan")
+    assert "not carry out" in text(await run_once(agent, run_id="run-4"))
 
 
 async def test_agentic_generative_ui_streams_the_plan_as_state(base: str) -> None:

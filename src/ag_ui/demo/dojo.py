@@ -201,8 +201,11 @@ def make_backend_tool_rendering(delay: float) -> DojoAgent:
 
 def _kept_steps(payload: Any) -> Optional[list[str]]:
     """The step descriptions the user kept, from the page's answer to ``generate_task_steps``
-    (``{"steps": [{"description", "status"}...]}``, or the list itself); ``None`` when the
-    answer is not a list of steps (the user rejected the plan, or answered in words)."""
+    (``{"accepted": true, "steps": [{"description", "status"}...]}``, or the list itself);
+    ``None`` when the answer is not a list of steps (the user rejected the plan, or answered in
+    words)."""
+    if isinstance(payload, Mapping) and payload.get("accepted") is False:
+        return None
     steps = payload.get("steps") if isinstance(payload, Mapping) else payload
     if not isinstance(steps, list):
         return None
