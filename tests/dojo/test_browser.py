@@ -1,0 +1,232 @@
+"""Every dojo feature in a real browser: CopilotKit's own React packages (``tests/dojo/web``,
+pinned) on Debian's headless Chromium, the CopilotKit runtime on Node proxying to the feature
+server (``create_dojo_app``, scripted) on a real uvicorn. Each test asserts what the dojo's
+specs for the server-starter-all-features integration assert, and more where they are loose
+(the background really changes, the steps kept are the ones the agent carries out, an edit made
+in the page reaches the agent). Screenshots go to ``$AG_UI_DOJO_SCREENSHOTS`` when set (how
+``docs/images/dojo-*.png`` are made), else to the test's temp directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ag_ui.demo import create_dojo_app
+from tests.dojo.web_build import ensure_built
+from tests.providers.agui_server import UvicornThread
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="scripts/test installs it")
+expect = playwright_api.expect
+
+CHROMIUM = "/usr/bin/chromium"
+# The flags of tests/inspect/test_browser.py (/work/.library/env/machines/python.md): no sandbox
+# (root), no GPU, and nothing that reaches for the network on its own.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 20_000
+expect.set_options(timeout=TIMEOUT_MS)
+
+
+@pytest.fixture(scope="module")
+def feature_server() -> Iterator[str]:
+    # A little delay between streamed pieces, so that the page sees them arrive one by one.
+    server = UvicornThread(create_dojo_app(delay=0.02))
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{server.port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def pages(feature_server: str) -> Iterator[str]:
+    """The built pages and the CopilotKit runtime (``server.mjs``) on a port the OS picks."""
+    if shutil.which("node") is None:
+        pytest.fail("node is missing: the dojo browser tests need Node.js 20.19+")
+    web = ensure_built()
+    node = subprocess.Popen(
+        ["node", "server.mjs", "0", feature_server],
+        cwd=web,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert node.stdout is not None
+        ready = node.stdout.readline()
+        match = re.search(r"dojo pages on (http://127\.0\.0\.1:\d+)", ready)
+        assert match, (
+            f"server.mjs did not start: {ready}{node.stdout.read() if node.poll() else ''}"
+        )
+        yield match.group(1)
+    finally:
+        node.terminate()
+        node.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    if shutil.which(CHROMIUM) is None:
+        pytest.fail(f"{CHROMIUM} is missing: scripts/test installs Debian's chromium package")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with playwright_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_FLAGS,
+            headless=True,
+            viewport={"width": 1400, "height": 860},
+        )
+        context.set_default_timeout(TIMEOUT_MS)
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def open_feature(browser: Any, pages: str, tmp_path: Path) -> Iterator[Any]:
+    """``open_feature(name)``: a fresh page on ``/feature/<name>``; its screenshot at the end."""
+    opened: list[tuple[str, Any]] = []
+    errors: list[str] = []
+
+    def open_page(feature: str) -> Any:
+        page = browser.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{pages}/feature/{feature}")
+        opened.append((feature, page))
+        return page
+
+    yield open_page
+    folder = Path(os.environ.get("AG_UI_DOJO_SCREENSHOTS") or tmp_path)
+    for feature, page in opened:
+        page.screenshot(path=str(folder / f"dojo-{feature}.png"))
+        page.close()
+    assert errors == []
+
+
+def send(page: Any, text: str) -> None:
+    """Type ``text`` in the chat and send it; the chat takes it once CopilotKit has loaded the
+    runtime's agents (an Enter pressed before that is ignored, so it is pressed again)."""
+    box = page.locator(".chat").get_by_role("textbox").last
+    box.fill(text)
+    for _ in range(TIMEOUT_MS // 500):
+        box.press("Enter")
+        try:
+            expect(box).to_have_value("", timeout=500)
+        except AssertionError:
+            continue
+        return
+    raise AssertionError(f"the chat did not take the message {text!r}")
+
+
+def test_agentic_chat_counts_down_then_changes_the_background(open_feature: Any) -> None:
+    page = open_feature("agentic_chat")
+    expect(page.get_by_text("Hi, I'm an agent. Want to chat?")).to_be_visible()
+    send(page, "Hey there")
+    countdown = page.locator(".chat").get_by_text("counting down:")
+    expect(countdown).to_contain_text("✓")
+    assert re.search(
+        r"counting down:\s*10\s+9\s+8\s+7\s+6\s+5\s+4\s+3\s+2\s+1\s+✓", countdown.inner_text()
+    )
+    send(page, "Change the background to blue")
+    expect(page.get_by_test_id("background-container")).to_have_css(
+        "background-color", "rgb(0, 0, 255)"
+    )
+    expect(page.locator(".chat").get_by_text("background changed ✓")).to_be_visible()
+
+
+def test_backend_tool_rendering_shows_the_weather_card(open_feature: Any) -> None:
+    page = open_feature("backend_tool_rendering")
+    send(page, "What is the weather in Tokyo?")
+    expect(page.get_by_test_id("weather-city")).to_have_text("Tokyo")
+    expect(page.get_by_test_id("weather-details")).to_contain_text("sunny, 20°C")
+    expect(page.get_by_text("It is sunny in Tokyo")).to_be_visible()
+
+
+def test_human_in_the_loop_performs_the_steps_the_user_kept(open_feature: Any) -> None:
+    page = open_feature("human_in_the_loop")
+    send(page, "Hi")
+    steps = page.get_by_test_id("step-item")
+    expect(steps).to_have_count(10)
+    perform = page.get_by_test_id("perform-steps")
+    expect(perform).to_be_enabled()
+    steps.nth(1).click()  # untick "Step 2"
+    expect(perform).to_have_text("Perform steps (9)")
+    perform.click()
+    expect(page.get_by_test_id("steps-answer")).to_have_text("✓ Accepted")
+    answer = page.get_by_text("Ok! I'm working on it: 9 steps")
+    expect(answer).to_contain_text("Done ✓")
+    assert "Step 1, Step 3," in answer.inner_text()
+
+
+def test_agentic_generative_ui_renders_the_plan_as_it_progresses(open_feature: Any) -> None:
+    page = open_feature("agentic_generative_ui")
+    send(page, "Go to Mars")
+    expect(page.get_by_test_id("plan-step")).to_have_count(10)
+    expect(page.get_by_test_id("plan-progress")).to_have_text("10/10 steps completed")
+    expect(page.locator(".step.completed")).to_have_count(10)
+    expect(page.get_by_text("All 10 steps are completed ✓")).to_be_visible()
+
+
+def test_tool_based_generative_ui_renders_the_haiku(open_feature: Any) -> None:
+    page = open_feature("tool_based_generative_ui")
+    send(page, "Write me a haiku about frogs")
+    card = page.get_by_test_id("haiku-card")
+    expect(card.get_by_test_id("haiku-japanese-line")).to_have_text(
+        ["古池や", "蛙飛び込む", "水の音"]
+    )
+    expect(card.get_by_test_id("haiku-english-line").first).to_have_text("An old silent pond")
+    expect(page.locator(".chat").get_by_text("Haiku created")).to_be_visible()
+
+
+def test_shared_state_syncs_the_recipe_both_ways(open_feature: Any) -> None:
+    page = open_feature("shared_state")
+    send(page, 'Please give me a pasta recipe, with "Pasta" as one of the ingredients')
+    cards = page.get_by_test_id("ingredient-card")
+    expect(cards).to_have_count(4)
+    expect(page.locator(".ingredient-name-input").nth(2)).to_have_value("Salt")
+    expect(page.locator(".instruction-item")).to_have_count(3)
+    # The user's edit, in the page: it reaches the agent with the next run's state.
+    page.get_by_test_id("add-ingredient").click()
+    expect(cards).to_have_count(5)
+    cards.last.locator(".ingredient-name-input").fill("Potatoes")
+    cards.last.locator(".ingredient-amount-input").fill("12")
+    send(page, "Give me all the ingredients")
+    # The agent names the ingredient the user added: the page's edit reached it.
+    expect(page.get_by_text("Your recipe has 5 ingredients:")).to_contain_text("Potatoes")
+    names = page.locator(".ingredient-name-input")
+    expect(names).to_have_count(5)
+    values = names.evaluate_all("inputs => inputs.map(input => input.value)")
+    assert values == ["chicken breast", "chili powder", "Salt", "Lettuce leaves", "Potatoes"]
+    expect(page.locator(".instruction-item")).to_have_count(3)
+
+
+def test_predictive_state_updates_stream_the_document_then_save_it(open_feature: Any) -> None:
+    page = open_feature("predictive_state_updates")
+    send(page, "Write a story about a dog")
+    draft = page.get_by_test_id("document-draft")
+    expect(draft).to_contain_text("Once upon a time, there was a dog named")
+    expect(draft).to_contain_text("was a very good dog.")
+    modal = page.get_by_test_id("confirm-changes-modal")
+    expect(modal.get_by_test_id("confirm-button")).to_be_enabled()
+    modal.get_by_test_id("confirm-button").click()
+    expect(modal.get_by_test_id("status-display")).to_have_text("✓ Accepted")
+    expect(page.get_by_test_id("saved-document")).to_contain_text(
+        re.compile(r"Once upon a time, there was a dog named \w+\. \w+ was a very good dog\.")
+    )
+    expect(page.get_by_text("The document is saved.")).to_be_visible()
