@@ -190,3 +190,23 @@ async def test_predictive_state_updates_leave_a_rejected_document(base: str) -> 
 def test_a_negative_delay_is_refused() -> None:
     with pytest.raises(ValueError, match="delay must be at least 0 seconds, got -1"):
         scripted_dojo_agents(delay=-1)
+
+
+async def test_the_confirmation_is_found_by_its_call_id(base: str) -> None:
+    agent = client(f"{base}/predictive_state_updates", user("Write a story about a dog"))
+    run = await run_once(agent)
+    confirm, document = run.of("TOOL_CALL_START")[1], run.of("TOOL_CALL_START")[0]
+    for message_id, call, content in (
+        ("tool-1", confirm, {"accepted": True}),
+        ("tool-2", document, "closed by the client"),
+    ):
+        agent.add_message(
+            {
+                "id": message_id,
+                "role": "tool",
+                "toolCallId": call["toolCallId"],
+                "content": json.dumps(content),
+            }
+        )
+    await run_once(agent, run_id="run-2")
+    assert agent.state["document"].startswith("Once upon a time")

@@ -340,10 +340,29 @@ def _written_document(run_input: RunAgentInput) -> Optional[str]:
     return None
 
 
+def _answer_to(run_input: RunAgentInput, tool_name: str) -> Optional[ToolMessage]:
+    """The tool message answering the conversation's last call of ``tool_name``. A client may
+    answer several calls of one turn (CopilotKit closes a call the page did not answer with
+    a result of its own), so the answer is found by the call's id, not by its place."""
+    call_ids = [
+        call.id
+        for message in run_input.messages
+        for call in getattr(message, "tool_calls", None) or []
+        if call.function.name == tool_name
+    ]
+    if not call_ids:
+        return None
+    for message in reversed(run_input.messages):
+        if isinstance(message, ToolMessage) and message.tool_call_id == call_ids[-1]:
+            return message
+    return None
+
+
 def make_predictive_state_updates(delay: float) -> DojoAgent:
     async def predictive_state_updates(run_input: RunAgentInput, ctx: RunContext) -> None:
         answer = _answered_tool(run_input)
         if answer is not None:
+            answer = _answer_to(run_input, CONFIRM_TOOL) or answer
             document = _written_document(run_input)
             if _accepted(_tool_payload(answer)) and document is not None:
                 await ctx.state.update({"document": document})
