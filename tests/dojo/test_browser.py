@@ -160,7 +160,7 @@ def test_backend_tool_rendering_shows_the_weather_card(open_feature: Any) -> Non
 
 def test_human_in_the_loop_performs_the_steps_the_user_kept(open_feature: Any) -> None:
     page = open_feature("human_in_the_loop")
-    send(page, "Hi")
+    send(page, "Please plan a trip to Mars in 10 steps")
     steps = page.get_by_test_id("step-item")
     expect(steps).to_have_count(10)
     perform = page.get_by_test_id("perform-steps")
