@@ -66,7 +66,7 @@ function Tools() {
     parameters: z.object({ document: z.string() }),
     render: ({ parameters, status }) => (
       <div className="card" data-testid="document-draft" data-status={status}>
-        <h3>Draft {status === "inProgress" ? "(writing…)" : ""}</h3>
+        <h3>Draft</h3>
         <p>{parameters?.document ?? ""}</p>
       </div>
     ),
