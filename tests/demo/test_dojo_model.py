@@ -41,6 +41,54 @@ def base(fake: FakeProvider) -> Iterator[str]:
         server.stop()
 
 
+def _frame(delta: dict[str, Any], finish: Any = None) -> str:
+    chunk = {
+        "id": "chatcmpl-dojo",
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": "gpt-4o-mini",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return f"data: {json.dumps(chunk)}\n\n"
+
+
+def tool_call_reply(name: str, *fragments: str) -> Reply:
+    """A Chat Completions stream calling ``name`` with its arguments in ``fragments``."""
+    first = {"index": 0, "id": f"call_{name}", "type": "function"}
+    frames = [_frame({"role": "assistant", "content": None})]
+    for index, fragment in enumerate(fragments):
+        call = (
+            {**first, "function": {"name": name, "arguments": fragment}}
+            if index == 0
+            else {
+                "index": 0,
+                "function": {"arguments": fragment},
+            }
+        )
+        frames.append(_frame({"tool_calls": [call]}))
+    frames.append(_frame({}, "tool_calls"))
+    return Reply(("".join(frames) + "data: [DONE]\n\n").encode())
+
+
+def text_reply(*fragments: str) -> Reply:
+    frames = [_frame({"role": "assistant", "content": ""})]
+    frames += [_frame({"content": fragment}) for fragment in fragments]
+    frames.append(_frame({}, "stop"))
+    return Reply(("".join(frames) + "data: [DONE]\n\n").encode())
+
+
+def tool(name: str, **properties: Any) -> dict[str, Any]:
+    """A frontend tool as the page offers it."""
+    schema = {"type": "object", "properties": properties}
+    return {"name": name, "description": f"The page's {name}", "parameters": schema}
+
+
+def arguments(run: Any, name: str) -> Any:
+    (call,) = [c for c in run.of("TOOL_CALL_START") if c["toolCallName"] == name]
+    deltas = [a["delta"] for a in run.of("TOOL_CALL_ARGS") if a["toolCallId"] == call["toolCallId"]]
+    return json.loads("".join(deltas))
+
+
 def user(text: str) -> dict[str, Any]:
     return {"id": "user-1", "role": "user", "content": text}
 
@@ -112,3 +160,98 @@ async def test_predictive_state_updates_announce_the_document_first(
         {"state_key": "document", "tool": "write_document_local", "tool_argument": "document"}
     ]
     assert "TEXT_MESSAGE_CONTENT" in run.types
+
+
+async def test_agentic_chat_leaves_change_background_to_the_page(
+    base: str, fake: FakeProvider
+) -> None:
+    fake.queue(CHAT, tool_call_reply("change_background", '{"background":', ' "blue"}'))
+    agent = client(f"{base}/agentic_chat", user("Make the background blue"))
+    run = await run_once(agent, tools=[tool("change_background", background={"type": "string"})])
+    assert run.error is None
+    assert arguments(run, "change_background") == {"background": "blue"}
+    assert "TOOL_CALL_RESULT" not in run.types  # the page runs it
+    assert len(fake.bodies(CHAT)) == 1
+
+
+async def test_human_in_the_loop_sends_the_steps_kept_back_to_the_model(
+    base: str, fake: FakeProvider
+) -> None:
+    steps = [{"description": f"Step {n}", "status": "enabled"} for n in (1, 2, 3)]
+    plan = json.dumps({"steps": steps})
+    fake.queue(
+        CHAT,
+        tool_call_reply("generate_task_steps", plan[:20], plan[20:]),
+        text_reply("Doing steps 1 and 3."),
+    )
+    steps_tool = tool("generate_task_steps", steps={"type": "array"})
+    agent = client(f"{base}/human_in_the_loop", user("Plan a trip to Mars"))
+    run = await run_once(agent, tools=[steps_tool])
+    assert arguments(run, "generate_task_steps") == {"steps": steps}
+    call_id = run.of("TOOL_CALL_START")[0]["toolCallId"]
+    kept = {"accepted": True, "steps": [steps[0], steps[2]]}
+    agent.add_message(
+        {"id": "tool-1", "role": "tool", "toolCallId": call_id, "content": json.dumps(kept)}
+    )
+    follow_up = await run_once(agent, run_id="run-2", tools=[steps_tool])
+    assert "".join(e["delta"] for e in follow_up.of("TEXT_MESSAGE_CONTENT")) == (
+        "Doing steps 1 and 3."
+    )
+    answer = fake.bodies(CHAT)[1]["messages"][-1]
+    assert answer["role"] == "tool"
+    assert json.loads(answer["content"]) == kept
+
+
+async def test_agentic_generative_ui_writes_the_plan_into_the_state(
+    base: str, fake: FakeProvider
+) -> None:
+    plan = {"steps": [{"description": "Pack", "status": "pending"}]}
+    fake.queue(
+        CHAT,
+        tool_call_reply("update_state", json.dumps({"changes": plan})),
+        tool_call_reply(
+            "update_state",
+            json.dumps({"changes": {"steps": [{**plan["steps"][0], "status": "completed"}]}}),
+        ),
+        text_reply("Packed."),
+    )
+    agent = client(f"{base}/agentic_generative_ui", user("Go to Mars"))
+    run = await run_once(agent)
+    assert run.error is None
+    assert len(run.of("STATE_DELTA")) == 2
+    assert agent.state == {"steps": [{"description": "Pack", "status": "completed"}]}
+    assert "update_state" in tool_names(fake.bodies(CHAT)[0])  # offered with an empty state too
+
+
+async def test_tool_based_generative_ui_leaves_the_haiku_to_the_page(
+    base: str, fake: FakeProvider
+) -> None:
+    haiku = {
+        "japanese": ["古池や", "蛙飛び込む", "水の音"],
+        "english": ["An old pond", "A frog", "Splash"],
+    }
+    fake.queue(CHAT, tool_call_reply("generate_haiku", json.dumps(haiku, ensure_ascii=False)))
+    haiku_tool = tool("generate_haiku", japanese={"type": "array"}, english={"type": "array"})
+    run = await run_once(
+        client(f"{base}/tool_based_generative_ui", user("A haiku")), tools=[haiku_tool]
+    )
+    assert arguments(run, "generate_haiku") == haiku
+    assert system_prompt(fake.bodies(CHAT)[0]).startswith(
+        FEATURE_INSTRUCTIONS["tool_based_generative_ui"]
+    )
+
+
+async def test_predictive_state_updates_stream_the_model_s_document(
+    base: str, fake: FakeProvider
+) -> None:
+    fake.queue(
+        CHAT,
+        tool_call_reply("write_document_local", '{"document": "Once', " upon", ' a time"}'),
+    )
+    document_tool = tool("write_document_local", document={"type": "string"})
+    run = await run_once(
+        client(f"{base}/predictive_state_updates", user("Write a story")), tools=[document_tool]
+    )
+    assert run.types.index("CUSTOM") < run.types.index("TOOL_CALL_START")
+    assert arguments(run, "write_document_local") == {"document": "Once upon a time"}
+    assert len(run.of("TOOL_CALL_ARGS")) == 3

@@ -83,6 +83,11 @@ def create_dojo_app(
         async with AsyncExitStack() as stack:
             for endpoint in endpoints.values():
                 await stack.enter_async_context(endpoint.lifespan(app))
+            # A model agent's HTTP client lives on this server's event loop: closed on it.
+            for agent in agents.values():
+                aclose = getattr(agent, "aclose", None)
+                if aclose is not None:
+                    stack.push_async_callback(aclose)
             yield
 
     app = Starlette(routes=routes, lifespan=lifespan)

@@ -83,25 +83,30 @@ def get_weather(
     }
 
 
-def _predicting(agent: ModelAgent) -> DojoAgent:
-    """``agent`` with the ``PredictState`` announcement first, so that the page shows the
-    document while the model is still writing it into the tool's arguments."""
+class _Predicting:
+    """A ``ModelAgent`` with the ``PredictState`` announcement first, so that the page shows
+    the document while the model is still writing it into the tool's arguments."""
 
-    async def predictive_state_updates(run_input: RunAgentInput, ctx: RunContext) -> None:
+    def __init__(self, agent: ModelAgent) -> None:
+        self.agent = agent
+
+    async def __call__(self, run_input: RunAgentInput, ctx: RunContext) -> None:
         await ctx.custom(
             "PredictState",
             [{"state_key": "document", "tool": DOCUMENT_TOOL, "tool_argument": "document"}],
         )
-        await agent(run_input, ctx)
+        await self.agent(run_input, ctx)
 
-    return predictive_state_updates
+    async def aclose(self) -> None:
+        await self.agent.aclose()
 
 
 def model_dojo_agents(
     model: str, *, base_url: Optional[str] = None, api_key: Optional[str] = None
 ) -> dict[str, DojoAgent]:
     """Every feature as a ``ModelAgent`` over ``model`` (a ``PROVIDER:MODEL`` spec such as
-    ``"openai:gpt-4o-mini"``; ``base_url`` points it at any OpenAI-compatible server)."""
+    ``"openai:gpt-4o-mini"``; ``base_url`` points it at any OpenAI-compatible server). Each has
+    ``aclose()`` (its provider client), which ``create_dojo_app``'s lifespan calls."""
     agents: dict[str, DojoAgent] = {}
     for feature in DOJO_FEATURES:
         agent = ModelAgent(
@@ -112,5 +117,5 @@ def model_dojo_agents(
             base_url=base_url,
             api_key=api_key,
         )
-        agents[feature] = _predicting(agent) if feature == "predictive_state_updates" else agent
+        agents[feature] = _Predicting(agent) if feature == "predictive_state_updates" else agent
     return agents
