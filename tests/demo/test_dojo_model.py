@@ -12,6 +12,7 @@ import pytest
 
 from ag_ui.demo import DOJO_FEATURES, create_dojo_app
 from ag_ui.demo.dojo_model import FEATURE_INSTRUCTIONS
+from tests.demo.chat_replies import text_reply, tool, tool_call_reply
 from tests.providers.agui_server import UvicornThread
 from tests.providers.fake_provider import CHAT, FakeProvider, Reply
 from tests.providers.runs import client, run_once
@@ -39,48 +40,6 @@ def base(fake: FakeProvider) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.port}"
     finally:
         server.stop()
-
-
-def _frame(delta: dict[str, Any], finish: Any = None) -> str:
-    chunk = {
-        "id": "chatcmpl-dojo",
-        "object": "chat.completion.chunk",
-        "created": 1700000000,
-        "model": "gpt-4o-mini",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return f"data: {json.dumps(chunk)}\n\n"
-
-
-def tool_call_reply(name: str, *fragments: str) -> Reply:
-    """A Chat Completions stream calling ``name`` with its arguments in ``fragments``."""
-    first = {"index": 0, "id": f"call_{name}", "type": "function"}
-    frames = [_frame({"role": "assistant", "content": None})]
-    for index, fragment in enumerate(fragments):
-        call = (
-            {**first, "function": {"name": name, "arguments": fragment}}
-            if index == 0
-            else {
-                "index": 0,
-                "function": {"arguments": fragment},
-            }
-        )
-        frames.append(_frame({"tool_calls": [call]}))
-    frames.append(_frame({}, "tool_calls"))
-    return Reply(("".join(frames) + "data: [DONE]\n\n").encode())
-
-
-def text_reply(*fragments: str) -> Reply:
-    frames = [_frame({"role": "assistant", "content": ""})]
-    frames += [_frame({"content": fragment}) for fragment in fragments]
-    frames.append(_frame({}, "stop"))
-    return Reply(("".join(frames) + "data: [DONE]\n\n").encode())
-
-
-def tool(name: str, **properties: Any) -> dict[str, Any]:
-    """A frontend tool as the page offers it."""
-    schema = {"type": "object", "properties": properties}
-    return {"name": name, "description": f"The page's {name}", "parameters": schema}
 
 
 def arguments(run: Any, name: str) -> Any:
