@@ -14,14 +14,17 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ag_ui.demo import create_dojo_app
+from tests.demo.chat_replies import text_reply, tool_call_reply
 from tests.dojo.web_build import ensure_built
 from tests.providers.agui_server import UvicornThread
+from tests.providers.fake_provider import CHAT, FakeProvider
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="scripts/test installs it")
 expect = playwright_api.expect
@@ -54,14 +57,15 @@ def feature_server() -> Iterator[str]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def pages(feature_server: str) -> Iterator[str]:
-    """The built pages and the CopilotKit runtime (``server.mjs``) on a port the OS picks."""
+@contextmanager
+def copilotkit_runtime(feature_base: str) -> Iterator[str]:
+    """The built pages and the CopilotKit runtime (``server.mjs``) on a port the OS picks,
+    proxying to the feature server at ``feature_base``; yields the pages' base URL."""
     if shutil.which("node") is None:
         pytest.fail("node is missing: the dojo browser tests need Node.js 20.19+")
     web = ensure_built()
     node = subprocess.Popen(
-        ["node", "server.mjs", "0", feature_server],
+        ["node", "server.mjs", "0", feature_base],
         cwd=web,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -78,6 +82,12 @@ def pages(feature_server: str) -> Iterator[str]:
     finally:
         node.terminate()
         node.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def pages(feature_server: str) -> Iterator[str]:
+    with copilotkit_runtime(feature_server) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
@@ -98,36 +108,52 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         context.close()
 
 
-@pytest.fixture
-def open_feature(browser: Any, pages: str, tmp_path: Path) -> Iterator[Any]:
-    """``open_feature(name)``: a fresh page on ``/feature/<name>``; its screenshot at the end."""
+@contextmanager
+def feature_pages(browser: Any, base: str, folder: Path, prefix: str) -> Iterator[Any]:
+    """``open_page(name)``: a fresh page on ``base/feature/<name>``; screenshots at the end
+    (``<prefix><name>.png`` in ``folder``), and no uncaught error in any page."""
     opened: list[tuple[str, Any]] = []
     errors: list[str] = []
 
     def open_page(feature: str) -> Any:
         page = browser.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"{pages}/feature/{feature}")
+        page.goto(f"{base}/feature/{feature}")
+        page.wait_for_load_state("networkidle")  # CopilotKit has asked the runtime for its agents
         opened.append((feature, page))
         return page
 
     yield open_page
-    folder = Path(os.environ.get("AG_UI_DOJO_SCREENSHOTS") or tmp_path)
     for feature, page in opened:
-        page.screenshot(path=str(folder / f"dojo-{feature}.png"))
+        page.screenshot(path=str(folder / f"{prefix}{feature}.png"))
         page.close()
     assert errors == []
 
 
+def screenshots(tmp_path: Path) -> Path:
+    return Path(os.environ.get("AG_UI_DOJO_SCREENSHOTS") or tmp_path)
+
+
+@pytest.fixture
+def open_feature(browser: Any, pages: str, tmp_path: Path) -> Iterator[Any]:
+    with feature_pages(browser, pages, screenshots(tmp_path), "dojo-") as open_page:
+        yield open_page
+
+
 def send(page: Any, text: str) -> None:
-    """Type ``text`` in the chat and send it; the chat takes it once CopilotKit has loaded the
-    runtime's agents (an Enter pressed before that is ignored, so it is pressed again)."""
-    box = page.locator(".chat").get_by_role("textbox").last
-    box.fill(text)
-    for _ in range(TIMEOUT_MS // 500):
+    """Type ``text`` in the chat and send it, until the chat shows it as the user's message: a
+    message sent before CopilotKit has loaded the runtime's agents can be dropped (the box
+    cleared, nothing sent), so it is typed and sent again."""
+    chat = page.locator(".chat")
+    box = chat.get_by_role("textbox").last
+    shown = chat.get_by_text(text, exact=True)
+    already = shown.count()
+    for _ in range(TIMEOUT_MS // 1000):
+        if box.input_value() == "":
+            box.fill(text)
         box.press("Enter")
         try:
-            expect(box).to_have_value("", timeout=500)
+            expect(shown).to_have_count(already + 1, timeout=1000)
         except AssertionError:
             continue
         return
@@ -230,3 +256,46 @@ def test_predictive_state_updates_stream_the_document_then_save_it(open_feature:
         re.compile(r"Once upon a time, there was a dog named \w+\. \w+ was a very good dog\.")
     )
     expect(page.get_by_text("The document is saved.")).to_be_visible()
+
+
+# -- --model: the same pages, a model behind the feature server (the fake OpenAI server) --------
+
+
+@pytest.fixture(scope="module")
+def fake_model() -> Iterator[FakeProvider]:
+    with FakeProvider() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def model_pages(fake_model: FakeProvider) -> Iterator[str]:
+    app = create_dojo_app(model="openai:gpt-4o-mini", base_url=fake_model.openai_url, api_key="k")
+    server = UvicornThread(app)
+    server.start()
+    try:
+        with copilotkit_runtime(f"http://127.0.0.1:{server.port}") as base:
+            yield base
+    finally:
+        server.stop()
+
+
+def test_a_model_changes_the_background_through_copilotkit(
+    browser: Any, model_pages: str, fake_model: FakeProvider, tmp_path: Path
+) -> None:
+    fake_model.queue(
+        CHAT,
+        tool_call_reply("change_background", '{"background": "rgb(255, 200, 0)"}'),
+        text_reply("Done: ", "the background is now yellow."),
+    )
+    with feature_pages(browser, model_pages, screenshots(tmp_path), "dojo-model-") as open_page:
+        page = open_page("agentic_chat")
+        send(page, "Make the background yellow")
+        expect(page.get_by_test_id("background-container")).to_have_css(
+            "background-color", "rgb(255, 200, 0)"
+        )
+        expect(page.get_by_text("Done: the background is now yellow.")).to_be_visible()
+    first, second = fake_model.bodies(CHAT)[-2:]
+    assert "change_background" in [t["function"]["name"] for t in first["tools"]]
+    answer = second["messages"][-1]
+    assert answer["role"] == "tool"
+    assert "Background changed to rgb(255, 200, 0)" in answer["content"]
