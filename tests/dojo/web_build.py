@@ -9,6 +9,7 @@ build`` runs when the hash of the sources (the lock file, ``index.html``, ``vite
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -43,6 +44,14 @@ def ensure_built() -> Path:
     """``dist/`` up to date with the sources; returns the web directory."""
     if shutil.which("npm") is None:
         raise RuntimeError("npm is missing: the dojo browser tests need Node.js 20.19+ and npm")
+    # pytest-xdist workers may all get here at once: one installs and builds, the others wait.
+    with open(WEB / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_and_build()
+    return WEB
+
+
+def _install_and_build() -> None:
     installed = WEB / "node_modules" / ".package-lock.json"
     if (
         not installed.exists()
@@ -53,7 +62,6 @@ def ensure_built() -> Path:
     if not (STAMP.exists() and STAMP.read_text() == wanted):
         _run("npm", "run", "--silent", "build")
         STAMP.write_text(wanted)
-    return WEB
 
 
 if __name__ == "__main__":
