@@ -4,6 +4,7 @@ from a real uvicorn on 127.0.0.1 (every stream also passes the verifier with a s
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -150,8 +151,9 @@ async def test_shared_state_keeps_what_the_user_edited(base: str) -> None:
         f"{base}/shared_state", user("Give me all the ingredients"), state={"recipe": mine}
     )
     run = await run_once(agent)
-    assert "STATE_SNAPSHOT" not in run.types
-    assert len(run.of("STATE_DELTA")) == 1
+    # A snapshot, not a delta: the CopilotKit runtime's compaction (dojo._commit).
+    assert "STATE_DELTA" not in run.types
+    assert len(run.of("STATE_SNAPSHOT")) == 1
     recipe = agent.state["recipe"]
     assert recipe["title"] == "My wraps"
     names = [item["name"] for item in recipe["ingredients"]]
@@ -183,6 +185,7 @@ async def test_predictive_state_updates_leave_a_rejected_document(base: str) -> 
     agent = client(f"{base}/predictive_state_updates", user("Write a story about a dog"))
     answer(await run_once(agent), {"accepted": False})
     follow_up = await run_once(agent, run_id="run-2")
+    assert "STATE_SNAPSHOT" not in follow_up.types
     assert "STATE_DELTA" not in follow_up.types
     assert not agent.state
 
@@ -210,3 +213,26 @@ async def test_the_confirmation_is_found_by_its_call_id(base: str) -> None:
         )
     await run_once(agent, run_id="run-2")
     assert agent.state["document"].startswith("Once upon a time")
+
+
+async def test_a_second_story_changes_the_dog(base: str) -> None:
+    agent = client(f"{base}/predictive_state_updates", user("Write a story about a dog"))
+    answer(await run_once(agent), {"accepted": True})
+    await run_once(agent, run_id="run-2")
+    first = agent.state["document"]
+    agent.add_message({"id": "user-2", "role": "user", "content": "Change the dog name"})
+    run = await run_once(agent, run_id="run-3")
+    second = arguments(run, "write_document_local")["document"]
+    dog = re.compile(r"a dog named (\w+)")
+    first_dog, second_dog = dog.search(first), dog.search(second)
+    assert first_dog is not None
+    assert second_dog is not None
+    assert first_dog.group(1) != second_dog.group(1)
+
+
+async def test_an_unchanged_recipe_sends_no_state(base: str) -> None:
+    agent = client(f"{base}/shared_state", user("A recipe"), state={"recipe": DEFAULT_RECIPE})
+    run = await run_once(agent)
+    assert "STATE_SNAPSHOT" not in run.types
+    assert "STATE_DELTA" not in run.types
+    assert "4 ingredients" in text(run)

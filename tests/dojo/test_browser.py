@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,35 +59,39 @@ def feature_server() -> Iterator[str]:
 
 
 @contextmanager
-def copilotkit_runtime(feature_base: str) -> Iterator[str]:
+def copilotkit_runtime(feature_base: str, log: Path) -> Iterator[str]:
     """The built pages and the CopilotKit runtime (``server.mjs``) on a port the OS picks,
-    proxying to the feature server at ``feature_base``; yields the pages' base URL."""
+    proxying to the feature server at ``feature_base``; yields the pages' base URL. Its output
+    goes to ``log`` (shown when it stops on its own)."""
     if shutil.which("node") is None:
         pytest.fail("node is missing: the dojo browser tests need Node.js 20.19+")
     web = ensure_built()
-    node = subprocess.Popen(
-        ["node", "server.mjs", "0", feature_base],
-        cwd=web,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert node.stdout is not None
-        ready = node.stdout.readline()
-        match = re.search(r"dojo pages on (http://127\.0\.0\.1:\d+)", ready)
-        assert match, (
-            f"server.mjs did not start: {ready}{node.stdout.read() if node.poll() else ''}"
+    with log.open("w") as output:
+        node = subprocess.Popen(
+            ["node", "server.mjs", "0", feature_base],
+            cwd=web,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
+    try:
+        deadline = time.monotonic() + 30
+        while not (match := re.search(r"dojo pages on (http://127\.0\.0\.1:\d+)", log.read_text())):
+            if node.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"server.mjs did not start:\n{log.read_text()}")
+            time.sleep(0.05)
         yield match.group(1)
+        if node.poll() is not None:
+            pytest.fail(f"server.mjs stopped during the tests:\n{log.read_text()}")
     finally:
         node.terminate()
         node.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
-def pages(feature_server: str) -> Iterator[str]:
-    with copilotkit_runtime(feature_server) as base:
+def pages(feature_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("runtime") / "server.mjs.log"
+    with copilotkit_runtime(feature_server, log) as base:
         yield base
 
 
@@ -182,6 +187,10 @@ def test_backend_tool_rendering_shows_the_weather_card(open_feature: Any) -> Non
     expect(page.get_by_test_id("weather-city")).to_have_text("Tokyo")
     expect(page.get_by_test_id("weather-details")).to_contain_text("sunny, 20°C")
     expect(page.get_by_text("It is sunny in Tokyo")).to_be_visible()
+    # A second city (the dojo's spec asks two): a second card, the first one kept.
+    send(page, "And the weather in New York?")
+    expect(page.get_by_test_id("weather-city")).to_have_text(["Tokyo", "New York"])
+    expect(page.get_by_test_id("weather-details")).to_have_count(2)
 
 
 def test_human_in_the_loop_performs_the_steps_the_user_kept(open_feature: Any) -> None:
@@ -218,6 +227,13 @@ def test_tool_based_generative_ui_renders_the_haiku(open_feature: Any) -> None:
     )
     expect(card.get_by_test_id("haiku-english-line").first).to_have_text("An old silent pond")
     expect(page.locator(".chat").get_by_text("Haiku created")).to_be_visible()
+    # A second prompt (the dojo's spec asks two): a second card, rendered the same way.
+    send(page, "And one about the moon")
+    expect(page.get_by_test_id("haiku-card")).to_have_count(2)
+    expect(
+        page.get_by_test_id("haiku-card").last.get_by_test_id("haiku-japanese-line")
+    ).to_have_count(3)
+    expect(page.locator(".chat").get_by_text("Haiku created")).to_have_count(2)
 
 
 def test_shared_state_syncs_the_recipe_both_ways(open_feature: Any) -> None:
@@ -242,20 +258,48 @@ def test_shared_state_syncs_the_recipe_both_ways(open_feature: Any) -> None:
     expect(page.locator(".instruction-item")).to_have_count(3)
 
 
+STORY = re.compile(r"Once upon a time, there was a dog named (\w+)\. \1 was a very good dog\.")
+
+
+def write_and_answer(page: Any, message: str, round_number: int, button: str) -> str:
+    """Ask for a document, watch the draft stream, answer with ``button``; the draft's text."""
+    send(page, message)
+    draft = page.get_by_test_id("document-draft").nth(round_number)
+    expect(draft).to_contain_text(STORY)
+    modal = page.get_by_test_id("confirm-changes-modal").nth(round_number)
+    expect(modal.get_by_test_id(button)).to_be_enabled()
+    modal.get_by_test_id(button).click()
+    expected = "✓ Accepted" if button == "confirm-button" else "✗ Rejected"
+    expect(modal.get_by_test_id("status-display")).to_have_text(expected)
+    text: str = draft.inner_text()
+    return text
+
+
 def test_predictive_state_updates_stream_the_document_then_save_it(open_feature: Any) -> None:
     page = open_feature("predictive_state_updates")
-    send(page, "Write a story about a dog")
-    draft = page.get_by_test_id("document-draft")
-    expect(draft).to_contain_text("Once upon a time, there was a dog named")
-    expect(draft).to_contain_text("was a very good dog.")
-    modal = page.get_by_test_id("confirm-changes-modal")
-    expect(modal.get_by_test_id("confirm-button")).to_be_enabled()
-    modal.get_by_test_id("confirm-button").click()
-    expect(modal.get_by_test_id("status-display")).to_have_text("✓ Accepted")
-    expect(page.get_by_test_id("saved-document")).to_contain_text(
-        re.compile(r"Once upon a time, there was a dog named \w+\. \w+ was a very good dog\.")
-    )
-    expect(page.get_by_text("The document is saved.")).to_be_visible()
+    saved = page.get_by_test_id("saved-document")
+    first = write_and_answer(page, "Write a story about a dog", 0, "confirm-button")
+    expect(saved).to_contain_text(STORY)
+    expect(page.get_by_text("The document is saved.")).to_have_count(1)
+    original = saved.inner_text()
+    assert original in first
+    # The dojo's spec: a change asked for, approved, changes the document.
+    write_and_answer(page, "Change the dog name", 1, "confirm-button")
+    expect(page.get_by_text("The document is saved.")).to_have_count(2)
+    expect(saved).not_to_have_text(original)
+    expect(saved).to_contain_text(STORY)
+
+
+def test_predictive_state_updates_keep_the_document_on_reject(open_feature: Any) -> None:
+    page = open_feature("predictive_state_updates")
+    saved = page.get_by_test_id("saved-document")
+    write_and_answer(page, "Write a story about a dog", 0, "confirm-button")
+    expect(saved).to_contain_text(STORY)
+    original = saved.inner_text()
+    proposed = write_and_answer(page, "Change the dog name", 1, "reject-button")
+    assert original not in proposed  # another dog was proposed...
+    expect(page.get_by_text("I left the document as it was.")).to_be_visible()
+    expect(saved).to_have_text(original)  # ...and the document kept
 
 
 # -- --model: the same pages, a model behind the feature server (the fake OpenAI server) --------
@@ -268,12 +312,15 @@ def fake_model() -> Iterator[FakeProvider]:
 
 
 @pytest.fixture(scope="module")
-def model_pages(fake_model: FakeProvider) -> Iterator[str]:
+def model_pages(
+    fake_model: FakeProvider, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     app = create_dojo_app(model="openai:gpt-4o-mini", base_url=fake_model.openai_url, api_key="k")
     server = UvicornThread(app)
     server.start()
     try:
-        with copilotkit_runtime(f"http://127.0.0.1:{server.port}") as base:
+        log = tmp_path_factory.mktemp("model-runtime") / "server.mjs.log"
+        with copilotkit_runtime(f"http://127.0.0.1:{server.port}", log) as base:
             yield base
     finally:
         server.stop()

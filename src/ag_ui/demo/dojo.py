@@ -18,12 +18,12 @@ conversation the way a CopilotKit page drives it:
 * ``tool_based_generative_ui``: the frontend tool ``generate_haiku`` (Japanese and English
   lines), answered by the page's rendering;
 * ``shared_state``: the recipe in the shared state: the agent reads what the page holds (what
-  the user edited), completes it and sends the change as ``STATE_DELTA`` (a snapshot when the
-  page sent none), and lists every ingredient back in text;
+  the user edited), completes it and sends the result as ``STATE_SNAPSHOT`` (``_commit`` says
+  why not as a delta), and lists every ingredient back in text;
 * ``predictive_state_updates``: ``CUSTOM`` ``PredictState`` tells the page that the
   ``document`` argument of ``write_document_local`` is the state's ``document``; the story is
-  streamed into that argument, then ``confirm_changes`` asks the user; an accepted change is
-  committed to the state.
+  streamed into that argument (a new dog each time the state already holds a story), then
+  ``confirm_changes`` asks the user; an accepted change is committed to the state.
 """
 
 from __future__ import annotations
@@ -293,16 +293,25 @@ def _merged_recipe(current: Any) -> dict[str, Any]:
     return merged
 
 
+async def _commit(ctx: RunContext, changes: Mapping[str, Any]) -> None:
+    """Merge ``changes`` into the state the page sent and send the result as STATE_SNAPSHOT
+    (nothing when nothing changed). Not as a STATE_DELTA, though one would be legal: the
+    CopilotKit runtime (1.75, its default in-memory runner) compacts each run's state events
+    starting from ``{}`` rather than from the run's input state, and a delta that replaces a
+    key the page sent throws there and stops the runtime's Node process."""
+    state = ctx.state.current
+    base = dict(state) if isinstance(state, Mapping) else {}
+    merged = {**base, **changes}
+    if merged != state:
+        await ctx.state.snapshot(merged)
+
+
 def make_shared_state(delay: float) -> DojoAgent:
     async def shared_state(run_input: RunAgentInput, ctx: RunContext) -> None:
         state = ctx.state.current
         current = state.get("recipe") if isinstance(state, Mapping) else None
         recipe = _merged_recipe(current)
-        if isinstance(state, Mapping) and current:
-            await ctx.state.update({"recipe": recipe})
-        else:
-            base = dict(state) if isinstance(state, Mapping) else {}
-            await ctx.state.snapshot({**base, "recipe": recipe})
+        await _commit(ctx, {"recipe": recipe})
         names = [str(item.get("name", "")) for item in recipe["ingredients"]]
         await ctx.say(
             _pieces([f"Your recipe has {len(names)} ingredients: ", ", ".join(names) + "."], delay)
@@ -311,9 +320,15 @@ def make_shared_state(delay: float) -> DojoAgent:
     return shared_state
 
 
-def _story(run_input: RunAgentInput) -> str:
-    # The dog's name follows the thread, so a thread rewritten keeps its dog.
-    name = _DOG_NAMES[sum(map(ord, run_input.thread_id)) % len(_DOG_NAMES)]
+def _story(run_input: RunAgentInput, current: Any) -> str:
+    """The story to write: about the next dog after the one of the document the state holds
+    (so "change the dog's name" changes it), else about the thread's dog."""
+    document = current.get("document") if isinstance(current, Mapping) else None
+    named = re.search(r"a dog named (\w+)", document) if isinstance(document, str) else None
+    if named and named.group(1) in _DOG_NAMES:
+        name = _DOG_NAMES[(_DOG_NAMES.index(named.group(1)) + 1) % len(_DOG_NAMES)]
+    else:
+        name = _DOG_NAMES[sum(map(ord, run_input.thread_id)) % len(_DOG_NAMES)]
     return f"Once upon a time, there was a dog named {name}. {name} was a very good dog."
 
 
@@ -365,7 +380,7 @@ def make_predictive_state_updates(delay: float) -> DojoAgent:
             answer = _answer_to(run_input, CONFIRM_TOOL) or answer
             document = _written_document(run_input)
             if _accepted(_tool_payload(answer)) and document is not None:
-                await ctx.state.update({"document": document})
+                await _commit(ctx, {"document": document})
                 await ctx.say(["Ok! ", "The document is saved."])
             else:
                 await ctx.say(["Ok! ", "I left the document as it was."])
@@ -374,7 +389,7 @@ def make_predictive_state_updates(delay: float) -> DojoAgent:
             "PredictState",
             [{"state_key": "document", "tool": DOCUMENT_TOOL, "tool_argument": "document"}],
         )
-        story = _story(run_input)
+        story = _story(run_input, ctx.state.current)
         # The escaped story is cut at its spaces, so every piece is a run of whole JSON text.
         words = json.dumps(story)[1:-1].split(" ")
         pieces = ['{"document":"'] + [word + " " for word in words[:-1]] + [words[-1], '"}']
