@@ -23,7 +23,6 @@ function Recipe() {
       <h4>Ingredients</h4>
       {recipe.ingredients.map((item, index) => (
         <div key={index} className="ingredient-card" data-testid="ingredient-card">
-          <span>{item.icon ?? "🍴"} </span>
           <input
             className="ingredient-name-input"
             value={item.name ?? ""}
