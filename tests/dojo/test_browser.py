@@ -146,19 +146,23 @@ def open_feature(browser: Any, pages: str, tmp_path: Path) -> Iterator[Any]:
 
 
 def send(page: Any, text: str) -> None:
-    """Type ``text`` in the chat and send it, until the chat shows it as the user's message: a
-    message sent before CopilotKit has loaded the runtime's agents can be dropped (the box
-    cleared, nothing sent), so it is typed and sent again."""
+    """Type ``text`` in the chat and send it, until the chat keeps it as the user's message. A
+    message sent before CopilotKit has loaded the runtime's agents (slow on a busy machine) is
+    not kept: it is shown, then taken back into the box, or dropped; it is sent again."""
     chat = page.locator(".chat")
     box = chat.get_by_role("textbox").last
     shown = chat.get_by_text(text, exact=True)
     already = shown.count()
-    for _ in range(TIMEOUT_MS // 1000):
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
         if box.input_value() == "":
             box.fill(text)
         box.press("Enter")
         try:
             expect(shown).to_have_count(already + 1, timeout=1000)
+            page.wait_for_timeout(300)  # kept, not taken back
+            expect(shown).to_have_count(already + 1, timeout=100)
+            expect(box).to_have_value("", timeout=100)
         except AssertionError:
             continue
         return
