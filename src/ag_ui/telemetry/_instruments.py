@@ -35,9 +35,9 @@ class Instruments:
     ) -> None:
         self.capture_content = capture_content
         try:
-            version: Optional[str] = metadata.version("ag-ui-sdk")
+            version = metadata.version("ag-ui-sdk")
         except metadata.PackageNotFoundError:  # run from a source tree
-            version = None
+            version = ""
         self.tracer = trace.get_tracer(
             "ag_ui", version, tracer_provider=tracer_provider, schema_url=SCHEMA_URL
         )

@@ -171,6 +171,13 @@ class RunTelemetry:
             self.span.set_attribute("gen_ai.usage.input_tokens", inputs)
             self.span.set_attribute("gen_ai.usage.output_tokens", outputs)
 
+    def refused(self, code: str, message: str) -> None:
+        """The run was refused before it started (the run store full or away)."""
+        self._outcome, self._error_code = "refused", code
+        self.span.set_attribute("error.type", code)
+        self.span.set_status(Status(StatusCode.ERROR, message))
+        self.close()
+
     def close(self, *, disconnected: bool = False) -> None:
         """End the tree: what is still open, then the run span with its outcome (``cancelled``
         when no terminal event went out: the client left, the server shut down)."""
