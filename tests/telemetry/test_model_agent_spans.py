@@ -127,7 +127,8 @@ async def test_content_is_captured_only_when_asked(otel: Otel, fake: FakeProvide
     with AgentServer(weather_agent(fake)) as server:
         await run_once(client(server.url))
     first, second = otel.named("chat gpt-4o-mini")
-    assert first.attributes is not None and second.attributes is not None
+    assert first.attributes is not None
+    assert second.attributes is not None
     assert first.attributes["gen_ai.input.messages"] == (
         '[{"role": "user", "parts": [{"type": "text", "content": '
         '"What is the weather in Paris and London?"}]}]'
@@ -149,11 +150,14 @@ async def test_http_agent_carries_the_callers_trace_into_the_run(
     otel: Otel, fake: FakeProvider
 ) -> None:
     tracer = otel.tracer_provider.get_tracer("the app")
-    with AgentServer(weather_agent(fake)) as server:
-        with tracer.start_as_current_span("button clicked") as clicked:
-            await run_once(client(server.url))
+    with (
+        AgentServer(weather_agent(fake)) as server,
+        tracer.start_as_current_span("button clicked") as clicked,
+    ):
+        await run_once(client(server.url))
     [agent] = otel.named("invoke_agent ModelAgent")
-    assert agent.parent is not None and agent.context is not None
+    assert agent.parent is not None
+    assert agent.context is not None
     assert agent.parent.span_id == clicked.get_span_context().span_id
     assert agent.context.trace_id == clicked.get_span_context().trace_id
     assert [name for name, _ in otel.tree()] == ["button clicked"]
