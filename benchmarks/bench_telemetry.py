@@ -1,0 +1,161 @@
+"""Telemetry's cost on the server: events/s of a long run and runs/s of short ones, with
+OpenTelemetry not installed, installed but off, and on (``instrument()`` with the real SDK).
+
+"On" is what an application pays: the SDK's ``TracerProvider`` with a ``BatchSpanProcessor``
+(spans handed to an exporter that drops them, so no network is timed) and a ``MeterProvider``
+whose reader collects at the end. "Not installed" hides every ``opentelemetry`` module from the
+server process (an import hook refuses them), as on a machine without the ``otel`` extra.
+
+Each server is a uvicorn subprocess; the client is ``bench_server``'s raw socket reader. The
+modes alternate for ``--rounds`` rounds and the best of each is kept.
+
+    .venv/bin/python benchmarks/bench_telemetry.py [--events 20000] [--runs 300] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.abc
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_server import WORDS, complete, free_port, one_run
+
+REPO = Path(__file__).resolve().parent.parent
+MODES = ("not-installed", "off", "on")
+
+
+class _NoOpenTelemetry(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: Any, target: Any = None) -> None:
+        if name == "opentelemetry" or name.startswith("opentelemetry."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def serve(mode: str, port: int) -> None:
+    if mode == "not-installed":
+        sys.meta_path.insert(0, _NoOpenTelemetry())
+    import uvicorn
+
+    from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
+    from ag_ui.server import create_app
+
+    if mode == "on":
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import (
+            BatchSpanProcessor,
+            SpanExporter,
+            SpanExportResult,
+        )
+
+        from ag_ui import telemetry
+
+        class Dropping(SpanExporter):
+            def export(self, spans: Any) -> SpanExportResult:
+                return SpanExportResult.SUCCESS
+
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(BatchSpanProcessor(Dropping()))
+        meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+        telemetry.instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
+
+    async def agent(run_input: Any, ctx: Any) -> Any:
+        count = int((run_input.forwarded_props or {}).get("events", 100))
+        yield TextMessageStartEvent(message_id="msg-1", role="assistant")
+        for index in range(count):
+            yield TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
+        yield TextMessageEndEvent(message_id="msg-1")
+
+    app = create_app(agent, keepalive=None)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
+
+
+class Server:
+    def __init__(self, mode: str) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--serve", mode, "--port", str(self.port)],
+            env={**os.environ, "PYTHONPATH": str(REPO / "benchmarks")},
+        )
+
+    def __enter__(self) -> Server:
+        import socket
+
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return self
+            except OSError:
+                time.sleep(0.05)
+        self.process.kill()
+        raise RuntimeError("the server did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+    def cpu_ns(self) -> int:
+        """CPU time the server process has used, all its threads (the span processor's too),
+        in nanoseconds (``schedstat``: what other jobs on the machine do not change)."""
+        total = 0
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            total += int((task / "schedstat").read_text().split()[0])
+        return total
+
+
+async def measure(server: Server, events: int, runs: int) -> tuple[float, float]:
+    """Server CPU per event: (ns per event of one long run, µs per short run of 20 events)."""
+    port = server.port
+    await one_run(port, 100, 0, "warm-up")
+    before = server.cpu_ns()
+    _, _, response = await one_run(port, events, 0, "long")
+    long_ns = (server.cpu_ns() - before) / (events + 4)
+    assert complete(response, events), "an incomplete run"
+    before = server.cpu_ns()
+    for index in range(runs):
+        _, _, response = await one_run(port, 20, 0, f"short-{index}")
+        assert complete(response, 20), "an incomplete run"
+    return long_ns, (server.cpu_ns() - before) / runs / 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--events", type=int, default=20000)
+    parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--serve", choices=MODES)
+    parser.add_argument("--port", type=int)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve, args.port)
+        return
+    best: dict[str, tuple[float, float]] = {mode: (1e12, 1e12) for mode in MODES}
+    for _ in range(args.rounds):
+        for mode in MODES:
+            with Server(mode) as server:
+                per_event, per_run = asyncio.run(measure(server, args.events, args.runs))
+            best[mode] = (min(best[mode][0], per_event), min(best[mode][1], per_run))
+    base_event, base_run = best["off"]
+    print("server CPU time (best of rounds); events/s = 1 / CPU per event")
+    print(
+        f"{'mode':<14} {'ns/event':>9} {'events/s':>10} {'vs off':>7}"
+        f" {'µs per 20-event run':>20} {'vs off':>7}"
+    )
+    for mode in MODES:
+        per_event, per_run = best[mode]
+        print(
+            f"{mode:<14} {per_event:>9,.0f} {1e9 / per_event:>10,.0f} "
+            f"{base_event / per_event:>7.3f} {per_run:>20,.0f} {base_run / per_run:>7.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
