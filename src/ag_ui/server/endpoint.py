@@ -469,7 +469,18 @@ class AgentEndpoint:
 
             sink = downgrading_sink(encoding_sink, run_input, enabled=self.downgrade_older_clients)
             if spans is not None:  # sees what the client is sent, before any downgrade
-                sink = spans.wrap(sink)
+                if sink is encoding_sink:  # a 1.0 client: observed in the encoding sink itself
+                    observe = spans.observe
+
+                    async def observed_encoding_sink(events: list[BaseEvent]) -> None:
+                        # One coroutine call per event less than a wrapper around the sink.
+                        observe(events)
+                        for event in events:
+                            await put(encode(event))
+
+                    sink = observed_encoding_sink
+                else:
+                    sink = spans.wrap(sink)
             if recorder is not None:
                 sink = recorder.wrap(sink)
             guard = RunGuard(run_input, verify=self.verify)

@@ -1,7 +1,8 @@
 """One run's span tree and metrics, fed by the events that pass through the run's sink.
 
-``RunTelemetry.wrap(sink)`` sees every event the client is sent, in order, after the guard
-(so the tree matches what the client saw, closing events included): ``STEP_STARTED`` ..
+``RunTelemetry.wrap(sink)`` (or ``observe``, called by a sink itself) sees every event the
+client is sent, in order, after the guard (so the tree matches what the client saw, closing
+events included): ``STEP_STARTED`` ..
 ``STEP_FINISHED`` becomes a ``step {name}`` span, ``TOOL_CALL_START`` .. ``TOOL_CALL_END`` a
 ``tool_call {name}`` span (under the step open at the time), an interrupt outcome and
 ``RUN_ERROR`` become span events, and the terminal event sets the run span's outcome.
@@ -94,20 +95,25 @@ class RunTelemetry:
         finally:
             otel_context.detach(token)
 
+    def observe(self, events: list[BaseEvent]) -> None:
+        """Feed a batch of the run's events, as the client is sent them."""
+        handlers = _HANDLERS
+        for event in events:
+            # Per event: one count, one dictionary lookup by class (the enum comparisons of a
+            # chain of ifs cost a microsecond per event).
+            self._events += 1
+            if self._events == 2:  # the first event after RUN_STARTED (always the guard's first)
+                self._first_event()
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(self, event)
+
     def wrap(self, sink: Sink) -> Sink:
         """``sink`` with every batch observed first (see the module docstring)."""
-        handlers = _HANDLERS
+        observe = self.observe
 
         async def observed(events: list[BaseEvent]) -> None:
-            for event in events:
-                # Per event: one count, one dictionary lookup by class (the enum comparisons
-                # of a chain of ifs cost a microsecond per event).
-                self._events += 1
-                if self._events == 2:  # the first event after RUN_STARTED (the guard's first)
-                    self._first_event()
-                handler = handlers.get(type(event))
-                if handler is not None:
-                    handler(self, event)
+            observe(events)
             await sink(events)
 
         return observed
