@@ -137,7 +137,7 @@ def main() -> None:
     if args.serve:
         serve(args.serve, args.port)
         return
-    best: dict[str, tuple[float, float]] = {mode: (1e12, 1e12) for mode in MODES}
+    best: dict[str, tuple[float, float]] = dict.fromkeys(MODES, (1e12, 1e12))
     for _ in range(args.rounds):
         for mode in MODES:
             with Server(mode) as server:

@@ -92,9 +92,8 @@ def svg(spans: list[ReadableSpan]) -> str:
         color = colors.get(span.name.split(" ")[0], "#8a8f98")
         if index % 2 == 0:
             out.append(f'<rect x="0" y="{y}" width="{width}" height="{row}" fill="#f5f6f8"/>')
-        out.append(
-            f'<text x="{16 + depth * 18}" y="{y + 19}" font-size="13">{html.escape(span.name)}</text>'
-        )
+        name = html.escape(span.name)
+        out.append(f'<text x="{16 + depth * 18}" y="{y + 19}" font-size="13">{name}</text>')
         out.append(
             f'<rect x="{label_width + begin:.1f}" y="{y + 7}" width="{length:.1f}" height="16" '
             f'rx="3" fill="{color}"/>'
