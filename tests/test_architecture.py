@@ -83,6 +83,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "ag_ui.recording",
             "ag_ui.client",
             "ag_ui.server",
+            "ag_ui.telemetry",  # the trace id header
         }
     ),
     "ag_ui.cli": EVERYTHING,

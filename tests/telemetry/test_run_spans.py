@@ -1,12 +1,13 @@
 """The server's run spans on a real uvicorn server: steps and tool calls, an interrupt, a
-failure, the trace id header, and a detached run whose reconnecting reader continues its
-trace."""
+failure, the trace id header, a detached run whose reconnecting reader continues its trace,
+and the inspector showing each run's trace id."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from opentelemetry.trace import StatusCode
@@ -22,6 +23,7 @@ from ag_ui.core import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+from ag_ui.inspect import Inspector, TurnOptions
 from ag_ui.server import create_app
 from ag_ui.store import InMemoryRunStore
 from ag_ui.telemetry import TRACE_ID_HEADER
@@ -158,3 +160,23 @@ async def test_a_run_continues_a_traceparent_sent_by_any_client(otel: Otel) -> N
     [run] = otel.named("invoke_agent booking")
     assert run.parent is not None
     assert format(run.parent.span_id, "016x") == "00f067aa0ba902b7"
+
+
+async def test_the_inspector_shows_each_runs_trace_id(otel: Otel) -> None:
+    with serve(create_app(booking)) as base:
+        inspector = Inspector(url=f"{base}/agent")
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(inspector.run)
+            await anyio.sleep(0)
+            session = inspector.new_thread()
+            inspector.turn(session.id, TurnOptions(message="Book it"))
+            with anyio.fail_after(10):
+                while not any(row.type == "RUN_FINISHED" for row in session.rows):
+                    await anyio.sleep(0.01)
+            tasks.cancel_scope.cancel()
+    [run] = otel.named("invoke_agent booking")
+    assert run.context is not None
+    [info] = session.runs
+    assert info.trace_id == format(run.context.trace_id, "032x")
+    assert session.detail(0)["traceId"] == info.trace_id
+    assert session.detail(1)["traceId"] is None  # shown once, with the run's first event
