@@ -67,7 +67,7 @@ class RunTelemetry:
         self._agent_name = agent_name
         self._started = time.perf_counter()
         self._events = 0
-        self._first_event_seen = False
+        self._awaiting_first = True
         self._steps: dict[str, Span] = {}
         self._tools: dict[str, Span] = {}
         self._outcome: Optional[str] = None
@@ -97,14 +97,15 @@ class RunTelemetry:
 
     def observe(self, events: list[BaseEvent]) -> None:
         """Feed a batch of the run's events, as the client is sent them."""
-        handlers = _HANDLERS
+        self._events += len(events)
+        if self._awaiting_first and self._events > 1:  # the first after RUN_STARTED
+            self._awaiting_first = False
+            self._first_event()
+        get = _HANDLERS.get
         for event in events:
-            # Per event: one count, one dictionary lookup by class (the enum comparisons of a
-            # chain of ifs cost a microsecond per event).
-            self._events += 1
-            if self._events == 2:  # the first event after RUN_STARTED (always the guard's first)
-                self._first_event()
-            handler = handlers.get(type(event))
+            # Per event, one dictionary lookup by class: a chain of ``event.type ==
+            # EventType.X`` comparisons cost a microsecond per event.
+            handler = get(type(event))
             if handler is not None:
                 handler(self, event)
 
