@@ -10,6 +10,9 @@ Each server is a uvicorn subprocess; the client is ``bench_server``'s raw socket
 modes alternate for ``--rounds`` rounds and the best of each is kept.
 
     .venv/bin/python benchmarks/bench_telemetry.py [--events 20000] [--runs 300] [--rounds 5]
+
+``--instructions`` counts instructions with callgrind instead (valgrind; the whole ASGI app in
+one process, no socket), which the machine's load does not change.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ import argparse
 import asyncio
 import importlib.abc
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -37,11 +43,10 @@ class _NoOpenTelemetry(importlib.abc.MetaPathFinder):
         return None
 
 
-def serve(mode: str, port: int) -> None:
+def make_app(mode: str) -> Any:
+    """The benchmark's app, with OpenTelemetry hidden, off or on (see the module docstring)."""
     if mode == "not-installed":
         sys.meta_path.insert(0, _NoOpenTelemetry())
-    import uvicorn
-
     from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
     from ag_ui.server import create_app
 
@@ -73,8 +78,110 @@ def serve(mode: str, port: int) -> None:
             yield TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
         yield TextMessageEndEvent(message_id="msg-1")
 
-    app = create_app(agent, keepalive=None)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
+    return create_app(agent, keepalive=None)
+
+
+def serve(mode: str, port: int) -> None:
+    import uvicorn
+
+    uvicorn.run(make_app(mode), host="127.0.0.1", port=port, log_level="error")
+
+
+def instruction_worker(mode: str, events: int, loops: int) -> None:
+    """``loops`` runs of ``events`` events through the whole ASGI app in this process (no
+    socket: ``receive`` hands over the body, ``send`` drops the frames), for callgrind."""
+    import json
+
+    import anyio
+
+    app = make_app(mode)
+    body = json.dumps(
+        {"threadId": "t", "runId": "r", "messages": [], "forwardedProps": {"events": events}}
+    ).encode()
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/agent",
+        "raw_path": b"/agent",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"accept", b"text/event-stream")],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 2),
+    }
+
+    async def one() -> None:
+        delivered = False
+        done = anyio.Event()
+
+        async def receive() -> dict[str, Any]:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await done.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                done.set()
+
+        await app(scope, receive, send)
+
+    async def main() -> None:
+        for _ in range(loops):
+            await one()
+
+    anyio.run(main)
+
+
+def instructions(mode: str, events: int, loops: int) -> int:
+    """Instructions callgrind counts for the whole process of ``instruction_worker``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={tmp}/callgrind.out",
+                sys.executable,
+                __file__,
+                "--instruction-worker",
+                mode,
+                str(events),
+                str(loops),
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO / "benchmarks")},
+        )
+    match = re.search(r"Collected : (\d+)", out.stderr)
+    if out.returncode or match is None:
+        sys.exit(f"callgrind failed for {mode}: {out.stderr[-2000:]}")
+    return int(match.group(1))
+
+
+def main_instructions(events: int) -> None:
+    """Instructions per event and per 20-event run, each the difference between a process
+    making 3 runs and one making 1 (start-up and set-up cancel); steady under load."""
+    if shutil.which("valgrind") is None:
+        sys.exit("--instructions needs valgrind (apt-get install valgrind)")
+    per_event: dict[str, float] = {}
+    per_run: dict[str, float] = {}
+    for mode in MODES:
+        per_event[mode] = (instructions(mode, events, 3) - instructions(mode, events, 1)) / (
+            2 * (events + 4)
+        )
+        per_run[mode] = (instructions(mode, 20, 41) - instructions(mode, 20, 1)) / 40
+    print("instructions (callgrind), whole ASGI app in process")
+    print(f"{'mode':<14} {'per event':>10} {'vs off':>7} {'per 20-event run':>17} {'vs off':>7}")
+    for mode in MODES:
+        print(
+            f"{mode:<14} {per_event[mode]:>10,.0f} {per_event['off'] / per_event[mode]:>7.3f}"
+            f" {per_run[mode]:>17,.0f} {per_run['off'] / per_run[mode]:>7.3f}"
+        )
 
 
 class Server:
@@ -133,7 +240,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--serve", choices=MODES)
     parser.add_argument("--port", type=int)
+    parser.add_argument("--instructions", action="store_true", help="count with callgrind")
+    parser.add_argument("--instruction-worker", nargs=3, metavar=("MODE", "EVENTS", "LOOPS"))
     args = parser.parse_args()
+    if args.instruction_worker:
+        mode, events, loops = args.instruction_worker
+        instruction_worker(mode, int(events), int(loops))
+        return
+    if args.instructions:
+        main_instructions(args.events)
+        return
     if args.serve:
         serve(args.serve, args.port)
         return

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from opentelemetry.trace import StatusCode
 
 from ag_ui import telemetry
 from ag_ui.providers import ModelAgent, OpenAIChat
@@ -161,3 +162,24 @@ async def test_http_agent_carries_the_callers_trace_into_the_run(
     assert agent.parent.span_id == clicked.get_span_context().span_id
     assert agent.context.trace_id == clicked.get_span_context().trace_id
     assert [name for name, _ in otel.tree()] == ["button clicked"]
+
+
+async def test_a_provider_failure_is_an_error_on_the_chat_and_the_run_span(
+    otel: Otel, fake: FakeProvider
+) -> None:
+    fake.queue(
+        CHAT, Reply.error(429, {"error": {"message": "slow down", "type": "rate_limit_error"}})
+    )
+    model = OpenAIChat("gpt-4o-mini", base_url=fake.openai_url, api_key="k", max_retries=0)
+    with AgentServer(ModelAgent(model)) as server:
+        run = await run_once(client(server.url))
+    assert run.error is not None
+    code = run.of("RUN_ERROR")[0]["code"]
+    assert otel.tree() == [("invoke_agent ModelAgent", [("chat gpt-4o-mini", [])])]
+    [chat] = otel.named("chat gpt-4o-mini")
+    [agent] = otel.named("invoke_agent ModelAgent")
+    for span in (chat, agent):
+        assert span.status.status_code is StatusCode.ERROR
+        assert (span.attributes or {})["error.type"] == code
+    [duration] = otel.points("gen_ai.client.operation.duration")
+    assert dict(duration.attributes)["error.type"] == code

@@ -180,3 +180,28 @@ async def test_the_inspector_shows_each_runs_trace_id(otel: Otel) -> None:
     assert info.trace_id == format(run.context.trace_id, "032x")
     assert session.detail(0)["traceId"] == info.trace_id
     assert session.detail(1)["traceId"] is None  # shown once, with the run's first event
+
+
+async def test_a_client_leaving_ends_the_run_span_as_cancelled_and_counts(otel: Otel) -> None:
+    async def slow(run_input: Any, ctx: Any) -> None:
+        await ctx.say("Thinking")
+        await anyio.sleep(30)
+
+    with serve(create_app(slow)) as base:
+        async with (
+            httpx.AsyncClient() as http,
+            http.stream("POST", f"{base}/agent", json=BODY) as response,
+        ):
+            async for line in response.aiter_lines():
+                if "TEXT_MESSAGE_CONTENT" in line:
+                    break  # leave mid-run
+        with anyio.fail_after(10):
+            while not otel.named("invoke_agent slow"):
+                await anyio.sleep(0.01)
+    [run] = otel.named("invoke_agent slow")
+    assert run.attributes is not None
+    assert run.attributes["ag_ui.outcome"] == "cancelled"
+    assert [event.name for event in run.events] == ["ag_ui.client_disconnected"]
+    [left] = otel.points("ag_ui.client.disconnects")
+    assert left.value == 1
+    assert [point.value for point in otel.points("ag_ui.runs.active")] == [0]

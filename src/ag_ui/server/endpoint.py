@@ -432,6 +432,8 @@ class AgentEndpoint:
                 )
             finally:
                 telemetry.streams(-1)
+                if self.store is None:  # a response that ended before its run began (no-op
+                    spans.close()  # once the run closed it); a detached run closes its own
         # This request's hold on the run input ends: a large input is freed in slices by its
         # last holder (``_release``; for a detached run, this request or the run's task).
         held = [run_input.messages]
