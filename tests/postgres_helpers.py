@@ -53,12 +53,50 @@ def postgres_bindir() -> Path:
     pytest.fail("PostgreSQL is not installed (scripts/test installs the postgresql package)")
 
 
+_PREFIX = "agui-pg-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _sweep_abandoned() -> None:
+    """Stop and remove the clusters of test sessions that were killed before their teardown:
+    ``pg_ctl`` detaches the server, so it would outlive them."""
+    for root in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*"):
+        try:
+            owner = int((root / "owner.pid").read_text())
+        except (OSError, ValueError):
+            continue  # not ours, or still being made
+        if _alive(owner):
+            continue
+        try:
+            postmaster = int((root / "data" / "postmaster.pid").read_text().split()[0])
+            # The pid may have been reused since: only a postgres running on that data dir.
+            command = Path(f"/proc/{postmaster}/cmdline").read_bytes().split(b"\0")
+            if any(part.endswith(b"postgres") for part in command) and (
+                str(root / "data").encode() in command
+            ):
+                os.kill(postmaster, signal.SIGQUIT)  # an immediate shutdown
+        except (OSError, ValueError, IndexError):
+            pass  # not running any more
+        shutil.rmtree(root, ignore_errors=True)
+
+
 class PostgresServer:
     """One cluster for the session; ``database()`` makes a fresh database per test."""
 
     def __init__(self, *, fsync: bool = False) -> None:
         self.bindir = postgres_bindir()
-        self.root = Path(tempfile.mkdtemp(prefix="agui-pg-"))
+        _sweep_abandoned()
+        self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
+        (self.root / "owner.pid").write_text(str(os.getpid()))
         self.data = self.root / "data"
         self.log = self.root / "postgres.log"
         self._as: dict[str, Any] = {}

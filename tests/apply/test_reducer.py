@@ -568,6 +568,85 @@ def test_reasoning_encrypted_value_on_messages_and_tool_calls() -> None:
     )
 
 
+def test_encrypted_value_type_is_stored_with_the_value_and_dropped_with_it() -> None:
+    start = AgentState(
+        messages=[
+            {
+                "id": "m1",
+                "role": "assistant",
+                "toolCalls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": ""}}
+                ],
+            },
+            {"id": "r1", "role": "reasoning", "content": ""},
+        ]
+    )
+    typed = run(
+        [
+            ev(
+                "REASONING_ENCRYPTED_VALUE",
+                subtype="tool-call",
+                entityId="c1",
+                encryptedValue="E1",
+                encryptedValueType="vendor.call",
+            ),
+            ev(
+                "REASONING_ENCRYPTED_VALUE",
+                subtype="message",
+                entityId="r1",
+                encryptedValue="E2",
+                encryptedValueType="vendor.thinking",
+            ),
+        ],
+        start,
+    )
+    assert typed.messages == (
+        {
+            "id": "m1",
+            "role": "assistant",
+            "toolCalls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "f", "arguments": ""},
+                    "encryptedValue": "E1",
+                    "encryptedValueType": "vendor.call",
+                }
+            ],
+        },
+        {
+            "id": "r1",
+            "role": "reasoning",
+            "content": "",
+            "encryptedValue": "E2",
+            "encryptedValueType": "vendor.thinking",
+        },
+    )
+    # A new value without a type replaces the value and removes the stale type.
+    untyped = run(
+        [
+            ev("REASONING_ENCRYPTED_VALUE", subtype="tool-call", entityId="c1", encryptedValue="1"),
+            ev("REASONING_ENCRYPTED_VALUE", subtype="message", entityId="r1", encryptedValue="2"),
+        ],
+        typed,
+    )
+    assert untyped.messages == (
+        {
+            "id": "m1",
+            "role": "assistant",
+            "toolCalls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "f", "arguments": ""},
+                    "encryptedValue": "1",
+                }
+            ],
+        },
+        {"id": "r1", "role": "reasoning", "content": "", "encryptedValue": "2"},
+    )
+
+
 @pytest.mark.parametrize(
     "event",
     [

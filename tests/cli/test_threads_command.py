@@ -125,3 +125,29 @@ def test_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) ->
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_agui_demo_without_a_writable_data_directory_runs_without_threads() -> None:
+    env = {**os.environ, "AGUI_DATA_DIR": "/etc/passwd/not-a-directory"}
+    server = subprocess.Popen(
+        [*AGUI, "demo", "--port", "0", "--no-chat", "--delay", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert server.stderr is not None
+        assert server.stdout is not None
+        warning = server.stderr.readline()
+        assert warning.startswith("agui demo: conversations will not be kept: cannot open")
+        banner = server.stdout.readline()
+        url = banner.split(" on ", 1)[1].split(" ", 1)[0]
+        server.stdout.readline()  # the Try line
+        import httpx
+
+        body = {"threadId": "t", "runId": "r", "messages": []}
+        assert '"RUN_FINISHED"' in httpx.post(url, json=body, timeout=20).text
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -248,8 +248,8 @@ def test_each_warning_is_printed_once_and_empty_messages_are_not_listed(
     assert done.stderr == ""  # not a second time as a Python warning
     assert done.stdout == (
         "OK: 8 events (10 after chunk expansion)\n"
-        "warning: event 4 (line 4): a patch was skipped: operation 0: member 'missing' does "
-        "not exist (path '/missing')\n"
+        "warning: event 4 (line 4): Failed to apply state patch (skipped): operation 0: "
+        "member 'missing' does not exist (path '/missing')\n"
         "messages (2, 1 empty not shown):\n"
         '  [assistant] m1 "Hello"\n'
         'state: {"a": 1}\n'

@@ -114,7 +114,7 @@ def test_settings_live_in_one_immutable_config() -> None:
     )
     with pytest.raises(ValueError, match="not a version"):
         agent.max_protocol_version = "1.x"
-    assert agent.max_protocol_version == "1.0"
+    assert agent.max_protocol_version == "1.1"
     agent.max_protocol_version = "0.0.39"
     assert agent.config.peer_ceiling == (0, 0, 39)
 

@@ -137,3 +137,37 @@ def test_invalid_utf8_in_an_event_is_replaced_as_sse_says() -> None:
         decoder.feed(b"data: {\xff\n\n")
     assert "event 1 is not JSON" in str(caught.value)
     assert str(caught.value).endswith("'{\ufffd')")  # the snippet shows the replaced text
+
+
+def test_events_before_an_invalid_one_in_the_same_chunk_come_out_first() -> None:
+    # One chunk, a good event then a bad one: the good one is handed out, the next call raises
+    # (the TypeScript client delivers RUN_STARTED before rejecting what follows it).
+    decoder = SSEEventDecoder()
+    chunk = frames(
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": [1]},
+    )
+    (event,) = decoder.feed(chunk)
+    assert event.type.value == "RUN_STARTED"
+    with pytest.raises(DecodeError, match="event 1 is invalid") as caught:
+        decoder.close()
+    assert caught.value.frame_index == 1
+    assert decoder.close() == []  # raised once
+
+
+async def test_the_client_delivers_the_events_before_an_invalid_one() -> None:
+    body = frames(
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": [1]},
+    )
+    agent = asgi_agent(static_app(body))
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async with agent.stream() as events:
+            async for event in events:
+                seen.append(event.type.value)
+
+    with pytest.raises(DecodeError, match="expected object, received array"):
+        await consume()
+    assert seen == ["RUN_STARTED"]

@@ -46,7 +46,7 @@ async def test_request_is_camel_case_json_with_unset_fields_omitted_and_activity
         {
             "threadId": "t1",
             "runId": "r1",
-            "protocolVersion": "1.0",
+            "protocolVersion": "1.1",
             "state": {"count": 1},
             "messages": [{"id": "u1", "role": "user", "content": "hi"}],
             "tools": [{"name": "search", "description": "Search the web"}],

@@ -18,6 +18,7 @@ from ag_ui.client.downgrade import (
     ContentDowngradeMiddleware,
     PeerDowngradeWarning,
     SubagentDowngradeMiddleware,
+    ValueTypeDowngradeMiddleware,
     downgrade_middlewares,
 )
 from ag_ui.client.versions import (
@@ -25,7 +26,7 @@ from ag_ui.client.versions import (
     compare_declared_protocol,
     parse_version,
 )
-from ag_ui.core import RunAgentInput
+from ag_ui.core import PROTOCOL_VERSION, RunAgentInput
 from ag_ui.core.decoding import AnyEvent, parse_event
 from tests.client.client_helpers import Recorder, asgi_agent, run_frames, static_app
 
@@ -109,6 +110,10 @@ def _comparable(theirs: dict[str, Any]) -> dict[str, Any]:
     input = dict(theirs["input"])
     # Deliberate difference (docs/client.md): forwardedProps is only sent when given.
     assert input.pop("forwardedProps") == {}
+    # @ag-ui/client 1.0.0 declares the protocol it speaks, "1.0"; this client speaks 1.1.
+    if "protocolVersion" in input:
+        assert input["protocolVersion"] == "1.0"
+        input["protocolVersion"] = PROTOCOL_VERSION
     assert theirs["error"] is None
     return {
         "input": input,
@@ -119,13 +124,21 @@ def _comparable(theirs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-DECLARATIONS = ["1.0", "0.9", "0.0", "01.0", "1.1", "2.0", "10.0", "1", "1.0.0", "v1.0", "abc", ""]
+DECLARATIONS = [
+    *["1.0", "0.9", "0.0", "01.0", "1.1", "1.2", "2.0", "10.0"],
+    *["1", "1.0.0", "v1.0", "abc", ""],
+]
 
 
 async def test_producer_declarations_warn_like_the_typescript_client() -> None:
     cases = [{"events": _run(declared=declared)} for declared in DECLARATIONS]
     expected = [_comparable(result)["warnings"] for result in typescript(cases)]
-    assert [(await ours(case))["warnings"] for case in cases] == expected
+    # The one difference: this client speaks 1.1, so a "1.1" producer is its own version
+    # (quiet), where the 1.0 TypeScript client calls it newer.
+    pairs = zip(DECLARATIONS, expected, strict=True)
+    ours_expected = [[] if declared == PROTOCOL_VERSION else w for declared, w in pairs]
+    assert [(await ours(case))["warnings"] for case in cases] == ours_expected
+    assert PROTOCOL_VERSION == "1.1"
     # The table itself, so a change on either side is visible here.
     assert dict(zip(DECLARATIONS, expected, strict=True)) == {
         "1.0": [],
@@ -133,6 +146,7 @@ async def test_producer_declarations_warn_like_the_typescript_client() -> None:
         "0.0": [],
         "01.0": [],
         "1.1": ["newer"],
+        "1.2": ["newer"],
         "2.0": ["newer"],
         "10.0": ["newer"],
         "1": ["uninterpretable"],
@@ -145,6 +159,8 @@ async def test_producer_declarations_warn_like_the_typescript_client() -> None:
 
 def test_declaration_grammar_and_comparison() -> None:
     assert compare_declared_protocol("1.0") == "not-newer"
+    assert compare_declared_protocol("1.1") == "not-newer"
+    assert compare_declared_protocol("1.2") == "newer"  # a newer minor: warned, never refused
     assert compare_declared_protocol("1.10") == "newer"  # numeric, not lexicographic
     assert compare_declared_protocol("0.10", spoken="0.9") == "newer"
     assert compare_declared_protocol("1.0.0") == "uninterpretable"
@@ -233,10 +249,13 @@ async def test_peer_ceilings_behave_like_the_typescript_client() -> None:
 async def test_the_default_ceiling_installs_nothing_and_declares_the_version() -> None:
     recorder = Recorder()
     agent = asgi_agent(static_app(run_frames(), recorder=recorder))
-    assert agent.max_protocol_version == "1.0"
+    assert agent.max_protocol_version == "1.1"
     await agent.run_agent()
-    assert recorder.bodies[0]["protocolVersion"] == "1.0"
-    assert downgrade_middlewares(parse_version("1.0")) == []
+    assert recorder.bodies[0]["protocolVersion"] == "1.1"
+    assert downgrade_middlewares(parse_version("1.1")) == []
+    assert [type(m) for m in downgrade_middlewares(parse_version("1.0"))] == [
+        ValueTypeDowngradeMiddleware
+    ]
 
 
 async def test_an_old_ceiling_sends_an_old_request_over_http() -> None:
@@ -257,11 +276,16 @@ async def test_an_old_ceiling_sends_an_old_request_over_http() -> None:
 
 def test_the_downgrades_stack_outermost_first() -> None:
     assert [type(m) for m in downgrade_middlewares((0, 0, 39))] == [
+        ValueTypeDowngradeMiddleware,
         SubagentDowngradeMiddleware,
         ContentDowngradeMiddleware,
     ]
-    assert [type(m) for m in downgrade_middlewares((0, 0, 57))] == [SubagentDowngradeMiddleware]
-    assert downgrade_middlewares((0, 0, 58)) == []
+    assert [type(m) for m in downgrade_middlewares((0, 0, 57))] == [
+        ValueTypeDowngradeMiddleware,
+        SubagentDowngradeMiddleware,
+    ]
+    assert [type(m) for m in downgrade_middlewares((0, 0, 58))] == [ValueTypeDowngradeMiddleware]
+    assert downgrade_middlewares((1, 1, 0)) == []
 
 
 async def test_content_downgrade_drops_parent_run_id() -> None:
@@ -289,10 +313,44 @@ def test_an_unreadable_ceiling_is_refused() -> None:
     agent = HttpAgent("http://127.0.0.1:9/agent")
     with pytest.raises(ValueError, match="not a version"):
         agent.max_protocol_version = "1.x"
-    assert agent.max_protocol_version == "1.0"
-    assert agent.clone().max_protocol_version == "1.0"
+    assert agent.max_protocol_version == "1.1"
+    assert agent.clone().max_protocol_version == "1.1"
 
 
 async def test_producer_warning_category() -> None:
     with pytest.warns(ProtocolVersionWarning, match="newer than this client's"):
-        await ReplayAgent(_run(declared="1.1")).run_agent()
+        await ReplayAgent(_run(declared="1.2")).run_agent()
+
+
+def test_a_clients_own_legacy_binary_parts_become_media_parts_without_a_warning() -> None:
+    # What HttpAgent sends (1.1: upgraded on every outgoing run, whatever the peer); the same
+    # conversion as the translator's, on wire dicts, so no BinaryInputContent is ever built.
+    message = {
+        "id": "u",
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "see"},
+            {"type": "binary", "mimeType": "image/png", "url": "https://e.test/a.png"},
+            {"type": "binary", "mimeType": "application/pdf", "data": "QUJD", "filename": "a.pdf"},
+            {"type": "binary", "mimeType": "audio/wav", "id": "only-an-id"},
+        ],
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agent = HttpAgent("http://127.0.0.1:1/agent", initial_messages=[message])
+        sent = agent.prepare_input().model_dump(by_alias=True, exclude_unset=True)
+    parts = sent["messages"][0]["content"]
+    assert parts[:3] == [
+        {"type": "text", "text": "see"},
+        {
+            "type": "image",
+            "source": {"type": "url", "value": "https://e.test/a.png", "mimeType": "image/png"},
+        },
+        {
+            "type": "document",
+            "source": {"type": "data", "value": "QUJD", "mimeType": "application/pdf"},
+            "metadata": {"filename": "a.pdf"},
+        },
+    ]
+    assert parts[3]["type"] == "binary"  # an id alone cannot be converted: kept, and warned about
+    assert [str(w.message) for w in caught if "deprecated" in str(w.message)]

@@ -127,18 +127,17 @@ def test_documented_differences(
 
 
 def test_the_verifier_still_rejects_a_pointer_without_slash() -> None:
-    # Construction accepts it (as 1.0.0 does); applying the patch does not.
-    from ag_ui.apply import EventPipeline, PatchFailedWarning
-    from ag_ui.core import parse_event
+    # Construction accepts it (as 1.0.0 does); a consumer refuses the event, as the TypeScript
+    # schema does (the 1.1 pointer pattern), and keeps the state it had.
+    from ag_ui.apply import EventPipeline
+    from ag_ui.core import AGUIValidationError, parse_event
 
     pipeline = EventPipeline(state={"a": 1})
     events = [
         {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
         {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "x", "value": 1}]},
-        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
     ]
     pipeline.feed(parse_event(events[0]))
-    with pytest.warns(PatchFailedWarning):
+    with pytest.raises(AGUIValidationError, match=r"delta\[0\]\.path: 'x' is not a JSON Pointer"):
         pipeline.feed(parse_event(events[1]))
-    pipeline.feed(parse_event(events[2]))
     assert pipeline.agent_state.state == {"a": 1}

@@ -145,6 +145,7 @@ CORE_ALL = [
     "TransportError",
     "UnknownEventTypeError",
     "UnknownOperation",
+    "UnknownPart",
     "UnknownOutcome",
     "UrlSource",
     "UserMessage",

@@ -67,7 +67,7 @@ async def test_weather_scenario() -> None:
     report = lookup_weather("Paris")
     structural = [e for e in events if not e["type"].endswith("_CONTENT")]
     assert structural == [
-        {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"},
+        {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.1"},
         {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/turns", "value": 3}]},
         {"type": "REASONING_START", "messageId": "reasoning-span-r1-1"},
         {"type": "REASONING_MESSAGE_START", "messageId": "reasoning-r1-2", "role": "reasoning"},

@@ -205,5 +205,6 @@ def test_a_declared_old_version_gets_flattened_content_and_no_subagent_messages(
         {"id": "u1", "role": "user", "content": "hello"},
         {"id": "a1", "role": "assistant", "content": "done"},
     ]
-    assert client_era("1.0") is None
+    assert client_era("1.0") == (1, 0, 0)  # 1.0.x loses only the 1.1 encryptedValueType
+    assert client_era("1.1") is None
     assert client_era(None) == (0, 0, 57)

@@ -335,3 +335,55 @@ def test_the_page_server_refuses_other_sites(recordings: str) -> None:
     assert refused.status_code == 403
     assert "X-AGUI-Inspector" in refused.json()["error"]
     time.sleep(0)  # (nothing to wait for: both answers are immediate)
+
+
+def test_stored_threads_are_listed_and_one_opens_with_its_conversation(
+    page: Any, tmp_path: Path
+) -> None:
+    from ag_ui.store import SqliteThreadStore
+
+    store = SqliteThreadStore(tmp_path / "threads.db")
+    app = create_demo_app(delay=0, threads=store, public_thread_history=True)
+    with serve(app, lifespan="off") as agent_base:
+        agent_url = agent_base + "/agent"
+        body = {
+            "threadId": "kept-1",
+            "runId": "r1",
+            "messages": [{"id": "u1", "role": "user", "content": "weather in Lisbon"}],
+        }
+        assert httpx.post(agent_url, json=body, timeout=20).status_code == 200
+        inspector = Inspector(url=agent_url)
+        inspector.new_thread()
+        with serve(create_inspector_app(inspector)) as base:
+            open_page(page, base)
+            page.click("#stored-threads")
+            entry = page.wait_for_selector(".stored-thread[data-thread-id=kept-1]")
+            assert "weather in Lisbon" in entry.inner_text()
+            entry.click()
+            page.wait_for_function(
+                "() => document.getElementById('run-status').textContent === 'idle'"
+            )
+            page.wait_for_selector(".msg.user")
+            # The stored conversation, as one restoring run: snapshots, not a replay.
+            assert page.inner_text(".msg.user").endswith("weather in Lisbon")
+            assert "Lisbon" in page.inner_text("#conversation")
+            types = page.evaluate("window.__inspector.timeline.rows.map(r => r.type)")
+            assert types == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]
+            # And it goes on: the next turn continues the stored thread.
+            send(page, "weather in Oslo")
+            page.wait_for_function(
+                "() => window.__inspector.timeline.rows.filter(r => r.type === 'RUN_FINISHED')"
+                ".length === 2"
+            )
+        stored = httpx.get(agent_url + "/threads/kept-1", timeout=20).json()
+        assert stored["runCount"] == 2
+        assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == [
+            "weather in Lisbon",
+            "weather in Oslo",
+        ]
+
+
+def test_an_agent_without_threads_says_so(page: Any, live: str) -> None:
+    open_page(page, live)
+    page.click("#stored-threads")
+    page.wait_for_selector("#stored-list p:has-text('keeps no threads')")

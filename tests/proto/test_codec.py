@@ -251,3 +251,70 @@ def test_a_message_missing_a_required_field_is_an_encoding_error() -> None:
         EncodingError, match="MESSAGES_SNAPSHOT: cannot encode as protobuf: KeyError"
     ):
         encode_event(snapshot)
+
+
+# Protocol 1.1: encryptedValueType on the event (slot 6), on messages (14) and tool calls (6).
+TYPED_1_1 = [
+    {
+        "type": "REASONING_ENCRYPTED_VALUE",
+        "subtype": "message",
+        "entityId": "r1",
+        "encryptedValue": "blob",
+        "encryptedValueType": "anthropic.redacted_thinking",
+        "subagentRunId": "s1",
+    },
+    {
+        "type": "MESSAGES_SNAPSHOT",
+        "messages": [
+            {
+                "id": "a1",
+                "role": "assistant",
+                "encryptedValue": "m",
+                "encryptedValueType": "vendor.message",
+                "toolCalls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "f", "arguments": "{}"},
+                        "encryptedValue": "t",
+                        "encryptedValueType": "vendor.call",
+                    }
+                ],
+            },
+            {
+                "id": "r1",
+                "role": "reasoning",
+                "content": "",
+                "encryptedValue": "e",
+                "encryptedValueType": "openai.encrypted_content",
+            },
+        ],
+    },
+]
+
+
+@pytest.mark.parametrize("item", TYPED_1_1, ids=lambda item: item["type"])
+def test_encrypted_value_type_round_trips_sse_and_protobuf(item: dict[str, Any]) -> None:
+    from ag_ui.encoder import EventEncoder
+
+    event = parse_event(item)
+    frame = EventEncoder().encode(event)
+    from_sse = parse_event(frame[len("data: ") : -2])
+    from_proto = decode_event(encode_event(from_sse))
+    assert _wire(from_proto) == _wire(from_sse) == _wire(event)
+    assert "encryptedValueType" in str(_wire(from_proto))
+
+
+def test_encrypted_value_type_takes_its_1_1_slots() -> None:
+    message = events_pb2.Event()
+    message.ParseFromString(encode_event(parse_event(TYPED_1_1[0])))
+    arm = message.reasoning_encrypted_value
+    assert arm.DESCRIPTOR.fields_by_name["encrypted_value_type"].number == 6
+    assert arm.encrypted_value_type == "anthropic.redacted_thinking"
+    snapshot = events_pb2.Event()
+    snapshot.ParseFromString(encode_event(parse_event(TYPED_1_1[1])))
+    first = snapshot.messages_snapshot.messages[0]
+    assert first.DESCRIPTOR.fields_by_name["encrypted_value_type"].number == 14
+    assert first.encrypted_value_type == "vendor.message"
+    assert first.tool_calls[0].DESCRIPTOR.fields_by_name["encrypted_value_type"].number == 6
+    assert first.tool_calls[0].encrypted_value_type == "vendor.call"

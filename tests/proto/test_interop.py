@@ -138,3 +138,18 @@ def test_random_events_interoperate_both_ways(data: Any) -> None:
     ours = decoder.feed(base64.b64decode(reply["encoded"])) + decoder.close()
     ours_wire = [event.model_dump(by_alias=True, mode="json") for event in ours]
     assert _as_doubles(ours_wire) == _as_doubles(wire)
+
+
+def test_a_1_0_peer_decodes_our_1_1_frames_without_the_new_field() -> None:
+    # @ag-ui/proto 1.0.0 has no encryptedValueType slots: it skips them as unknown fields and
+    # decodes the rest of the event as it would a 1.0 one.
+    typed = {
+        "type": "REASONING_ENCRYPTED_VALUE",
+        "subtype": "tool-call",
+        "entityId": "c1",
+        "encryptedValue": "blob",
+        "encryptedValueType": "openai.encrypted_content",
+    }
+    stream = encode_frame(parse_event(typed))
+    reply, _ = _run_peer({"stream": base64.b64encode(stream).decode(), "events": []})
+    assert reply["decoded"] == [{k: v for k, v in typed.items() if k != "encryptedValueType"}]

@@ -100,8 +100,19 @@ def _all_messages() -> dict[str, Any]:
     return messages
 
 
+# Protocol 1.1 adds these slots (upstream spec/1.1/proto-freeze.txt); PROTOCOL.md tables 1.0.
+_ADDED_IN_1_1 = {
+    "Message": {14: ("encrypted_value_type", "string", "optional")},
+    "ToolCall": {6: ("encrypted_value_type", "string", "optional")},
+    "ReasoningEncryptedValueEvent": {6: ("encrypted_value_type", "string", "optional")},
+}
+
+
 def test_every_message_matches_protocol_md(shared_dir: Path) -> None:
     tables = _protocol_tables(shared_dir)
+    for name, added in _ADDED_IN_1_1.items():
+        assert not set(added) & set(tables[name]), f"{name}: a 1.1 slot is taken in 1.0"
+        tables[name] = {**tables[name], **added}
     messages = _all_messages()
     assert sorted(tables) == sorted(messages)
     for name, descriptor in messages.items():

@@ -267,7 +267,10 @@ def test_reasoning_summary_parts_are_paragraphs_and_an_unstreamed_summary_is_sen
     )
     first, second = adapter.turn.messages
     assert (first.content, first.encrypted_value) == ("One.\n\nTwo.", "E")  # type: ignore[union-attr]
+    assert first.encrypted_value_type == "openai.encrypted_content"  # type: ignore[union-attr]
     assert second.content == "Whole."
+    # Without encrypted content there is no value, so no type either (rule G6).
+    assert second.encrypted_value_type is None  # type: ignore[union-attr]
 
 
 def test_responses_incomplete_for_max_output_tokens() -> None:

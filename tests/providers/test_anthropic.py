@@ -138,7 +138,8 @@ async def test_redacted_thinking_round_trips_through_the_client(fake: FakeProvid
     with AgentServer(ModelAgent(claude(fake))) as server:
         agent = client(server.url)
         first = await run_once(agent)
-        assert first.messages[1]["encryptedValue"] == f"redacted_thinking:{REDACTED}"
+        assert first.messages[1]["encryptedValue"] == REDACTED
+        assert first.messages[1]["encryptedValueType"] == "anthropic.redacted_thinking"
         agent.add_message({"id": "user-2", "role": "user", "content": "And now?"})
         second = await run_once(agent, run_id="run-2")
     assert second.error is None

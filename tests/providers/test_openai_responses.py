@@ -90,14 +90,16 @@ async def test_reasoning_with_encrypted_content_before_a_tool_call_goes_back(
             "subtype": "message",
             "entityId": "rs_1",
             "encryptedValue": "gAAAAB-encrypted-reasoning-1",
+            "encryptedValueType": "openai.encrypted_content",
         }
     ]
-    # The client keeps the reasoning with its encrypted value ...
+    # The client keeps the reasoning with its encrypted value and its type ...
     assert run.messages[1] == {
         "id": "rs_1",
         "role": "reasoning",
         "content": "Need the weather for Paris.",
         "encryptedValue": "gAAAAB-encrypted-reasoning-1",
+        "encryptedValueType": "openai.encrypted_content",
     }
     # ... and the agent's second request carries it back, before the call it led to.
     assert fake.bodies(RESPONSES)[1]["input"][1:] == [

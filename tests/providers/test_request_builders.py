@@ -427,6 +427,67 @@ def test_reasoning_after_its_assistant_message_joins_it_for_anthropic() -> None:
     ]
 
 
+def test_anthropic_thinking_by_value_type_and_the_older_prefix() -> None:
+    request = anthropic_request(
+        Conversation(
+            messages(
+                {"id": "u1", "role": "user", "content": "hi"},
+                {
+                    "id": "r1",
+                    "role": "reasoning",
+                    "content": "",
+                    "encryptedValue": "DATA",
+                    "encryptedValueType": "anthropic.redacted_thinking",
+                },
+                # Stored by this SDK before 1.1: the kind was a prefix of the value.
+                {
+                    "id": "r2",
+                    "role": "reasoning",
+                    "content": "",
+                    "encryptedValue": "redacted_thinking:OLD",
+                },
+                # Another provider's artefact: never sent to Anthropic.
+                {
+                    "id": "r3",
+                    "role": "reasoning",
+                    "content": "x",
+                    "encryptedValue": "gAAAA",
+                    "encryptedValueType": "openai.encrypted_content",
+                },
+                {"id": "a1", "role": "assistant", "content": "Hello"},
+            )
+        )
+    )
+    assert request["messages"][1]["content"] == [
+        {"type": "redacted_thinking", "data": "DATA"},
+        {"type": "redacted_thinking", "data": "OLD"},
+        {"type": "text", "text": "Hello"},
+    ]
+
+
+def test_responses_sends_back_only_its_own_or_untyped_encrypted_content() -> None:
+    def reasoning(message_id: str, **typed: str) -> dict[str, Any]:
+        return {
+            "id": message_id,
+            "role": "reasoning",
+            "content": "",
+            "encryptedValue": f"E-{message_id}",
+            **typed,
+        }
+
+    request = responses_request(
+        Conversation(
+            messages(
+                {"id": "u1", "role": "user", "content": "hi"},
+                reasoning("r1", encryptedValueType="openai.encrypted_content"),
+                reasoning("r2"),
+                reasoning("r3", encryptedValueType="anthropic.redacted_thinking"),
+            )
+        )
+    )
+    assert [item.get("encrypted_content") for item in request["input"][1:]] == ["E-r1", "E-r2"]
+
+
 def test_chat_completions_leaves_reasoning_out() -> None:
     request = chat_request(
         Conversation(

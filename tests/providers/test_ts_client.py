@@ -166,3 +166,37 @@ def test_shared_state_changes_reach_the_typescript_client(fake: FakeProvider) ->
     assert outcome["first"]["state"] == {"guests": 2, "city": "Paris"}
     assert "STATE_DELTA" in outcome["first"]["types"]
     assert outcome["second"]["runError"] is None
+
+
+def _ts_run(url: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    completed = subprocess.run(
+        ["node", str(INTEROP / "ts_client_run.mjs"), url, json.dumps(messages), "{}"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+        cwd=INTEROP,
+    )
+    return dict(json.loads(completed.stdout))
+
+
+def test_redacted_thinking_round_trips_through_the_typescript_1_0_client(
+    fake: FakeProvider,
+) -> None:
+    # The 1.0 client cannot store encryptedValueType: for it the redacted data keeps the
+    # in-band prefix this SDK used before 1.1, so it still goes back as a redacted block.
+    redacted = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
+    fake.queue(MESSAGES, Reply.sse("anthropic_redacted.sse"), Reply.sse("anthropic_text.sse"))
+    user = {"id": "user-1", "role": "user", "content": "Hi"}
+    with AgentServer(ModelAgent(_anthropic(fake))) as server:
+        first = _ts_run(server.url, [user])
+        assert (first["error"], first["runError"]) == (None, None)
+        (reasoning,) = [m for m in first["messages"] if m["role"] == "reasoning"]
+        assert reasoning["encryptedValue"] == f"redacted_thinking:{redacted}"
+        assert "encryptedValueType" not in reasoning
+        again = [*first["messages"], {"id": "user-2", "role": "user", "content": "And now?"}]
+        second = _ts_run(server.url, again)
+    assert (second["error"], second["runError"]) == (None, None)
+    assert fake.bodies(MESSAGES)[1]["messages"][1]["content"][0] == {
+        "type": "redacted_thinking",
+        "data": redacted,
+    }

@@ -23,7 +23,7 @@ from .conftest import run_body
 
 pytestmark = pytest.mark.anyio
 
-STARTED = {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"}
+STARTED = {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.1"}
 FINISHED = {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}
 
 
@@ -240,6 +240,7 @@ async def test_steps_reasoning_and_activity() -> None:
             ):
                 await message.send("c")
             await ctx.reasoning_encrypted_value("message", "rm", "opaque")
+            await ctx.reasoning_encrypted_value("message", "rm", "typed", "vendor.kind")
         progress = await ctx.activity("progress", {"percent": 0})
         await progress.update({"percent": 100, "done": True})
         await progress.update({"percent": 100, "done": True})
@@ -262,6 +263,13 @@ async def test_steps_reasoning_and_activity() -> None:
             "subtype": "message",
             "entityId": "rm",
             "encryptedValue": "opaque",
+        },
+        {
+            "type": "REASONING_ENCRYPTED_VALUE",
+            "subtype": "message",
+            "entityId": "rm",
+            "encryptedValue": "typed",
+            "encryptedValueType": "vendor.kind",
         },
         {"type": "STEP_FINISHED", "stepName": "plan"},
         {

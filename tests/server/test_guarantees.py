@@ -31,7 +31,7 @@ from .conftest import run_body
 
 pytestmark = pytest.mark.anyio
 
-STARTED = {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"}
+STARTED = {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.1"}
 FINISHED = {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}
 SAFE = "The agent failed while handling this run; see the server log for details."
 
@@ -230,7 +230,8 @@ async def test_guarantees_hold_over_http() -> None:
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://test"
     ) as http:
-        response = await http.post("/agent", json=run_body())
+        # A current client: an undeclared one gets the downgraded stream, declared "1.0".
+        response = await http.post("/agent", json=run_body(protocolVersion="1.1"))
     assert response.status_code == 200
     assert response.headers["content-type"] == "text/event-stream"
     assert response.headers["cache-control"] == "no-cache"

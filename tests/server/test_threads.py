@@ -21,7 +21,15 @@ from ag_ui.core import RunAgentInput, UserMessage
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.server import RunContext, create_app
 from ag_ui.server._threads import merge_history
-from ag_ui.store import InMemoryRunStore, SqliteThreadStore, StoredThread, ThreadSummary
+from ag_ui.store import (
+    InMemoryRunStore,
+    PostgresThreadStore,
+    SqliteThreadStore,
+    StoredThread,
+    ThreadStore,
+    ThreadSummary,
+)
+from tests.postgres_helpers import PostgresServer
 from tests.support.servers import serve
 from tests.support.sse import sse_events
 
@@ -62,9 +70,21 @@ def db(tmp_path: Path) -> Path:
     return tmp_path / "threads.db"
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def threads(request: pytest.FixtureRequest, db: Path) -> Iterator[ThreadStore]:
+    """The same tests on the embedded default and on a real PostgreSQL."""
+    if request.param == "sqlite":
+        yield SqliteThreadStore(db)
+        return
+    postgres: PostgresServer = request.getfixturevalue("postgres_server")
+    url = postgres.database()
+    yield PostgresThreadStore(url)
+    postgres.drop(url)
+
+
 @pytest.fixture
-def server(db: Path) -> Iterator[str]:
-    app = create_app(counting_agent, authorize=authorize, threads=SqliteThreadStore(db))
+def server(threads: ThreadStore) -> Iterator[str]:
+    app = create_app(counting_agent, authorize=authorize, threads=threads)
     with serve(app) as url:
         yield url + "/agent"
 
@@ -365,3 +385,57 @@ def test_the_threads_endpoints_exist_only_with_a_thread_store() -> None:
     with serve(create_app(counting_agent)) as url:
         response = httpx.get(url + "/agent/threads")
         assert response.status_code == 404
+
+
+def test_postgres_stopped_and_restarted_under_runs(postgres_server: PostgresServer) -> None:
+    """Runs while the database is away fail visibly and in bounded time (503 before the run,
+    or RUN_ERROR thread_not_saved at its end), nothing is half-written, and once it is back the
+    pool recovers and runs are kept again."""
+    url = postgres_server.database()
+    store = PostgresThreadStore(url, timeout=2.0, connect_timeout=1)
+    app = create_app(counting_agent, authorize=authorize, threads=store)
+    try:
+        with serve(app) as base:
+            agent_url = base + "/agent"
+            post(agent_url, body(user("Hello", "u1")))
+            postgres_server.stop("fast")
+            try:
+                for attempt in range(3):
+                    started = time.monotonic()
+                    response = httpx.post(
+                        agent_url,
+                        json=body(
+                            user(f"while down {attempt}", f"d{attempt}"), run_id=f"d{attempt}"
+                        ),
+                        headers={"x-user": "alice"},
+                        timeout=20,
+                    )
+                    assert time.monotonic() - started < 2.0 + 2.0
+                    if response.status_code == 503:
+                        assert response.json()["error"]["code"] == "thread_store_unavailable"
+                    else:
+                        events = sse_events(response.text)
+                        assert events[-1]["type"] == "RUN_ERROR"
+                        assert events[-1]["code"] == "thread_not_saved"
+            finally:
+                postgres_server.start()
+            deadline = time.monotonic() + 20
+            while True:  # the pool reconnects with a backoff
+                response = httpx.post(
+                    agent_url,
+                    json=body(user("back", "u2"), run_id="r2"),
+                    headers={"x-user": "alice"},
+                    timeout=20,
+                )
+                if response.status_code == 200 and '"RUN_FINISHED"' in response.text:
+                    break
+                assert time.monotonic() < deadline, response.text
+                time.sleep(0.2)
+            thread = get(agent_url + "/threads/t1").json()
+            assert [m["content"] for m in thread["messages"] if m["role"] == "user"] == [
+                "Hello",
+                "back",
+            ]
+            assert [run["runId"] for run in thread["runs"]] == ["r1", "r2"]
+    finally:
+        postgres_server.drop(url)

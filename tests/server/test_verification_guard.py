@@ -26,7 +26,7 @@ from .conftest import run_body
 
 pytestmark = pytest.mark.anyio
 
-STARTED = {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.0"}
+STARTED = {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "protocolVersion": "1.1"}
 FINISHED = {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}
 
 

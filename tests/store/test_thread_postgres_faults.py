@@ -5,6 +5,7 @@ restarted under load, a server that is not there, a database from a newer SDK.""
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 import time
@@ -99,7 +100,7 @@ async def test_a_restart_under_load_fails_saves_in_bounded_time_and_the_pool_rec
     postgres_server: PostgresServer, database: str
 ) -> None:
     timeout = 2.0
-    store = PostgresThreadStore(database, timeout=timeout, connect_timeout=1, max_size=4)
+    store = PostgresThreadStore(database, timeout=timeout, connect_timeout=2, max_size=4)
     confirmed = dict.fromkeys(range(4), 0)  # per writer: the last save that was answered
     failures: list[float] = []  # how long each failed save took
     errors: set[str] = set()  # their messages, without the driver's reason
@@ -146,7 +147,7 @@ async def test_a_restart_under_load_fails_saves_in_bounded_time_and_the_pool_rec
     assert failures, "no save failed while the server was down"
     assert max(failures) < timeout + 1.0
     assert errors == {
-        f"the thread database {database} did not answer ... timeout 2 s, connect_timeout 1 s)"
+        f"the thread database {database} did not answer ... timeout 2 s, connect_timeout 2 s)"
     }
     assert all(confirmed[w] > stopped_confirmed[w] for w in range(4))
     try:
@@ -166,7 +167,7 @@ async def test_a_restart_under_load_fails_saves_in_bounded_time_and_the_pool_rec
 async def test_a_hung_server_fails_within_the_timeout_and_the_store_goes_on(
     postgres_server: PostgresServer, database: str
 ) -> None:
-    store = PostgresThreadStore(database, timeout=1.0, connect_timeout=1)
+    store = PostgresThreadStore(database, timeout=1.0, connect_timeout=2)
     await store.save("t1", owner=None, messages=[], state={"n": 0})
     hi = [UserMessage(id="u", content="hi")]
     with postgres_server.paused():
@@ -185,7 +186,7 @@ async def test_a_hung_server_fails_within_the_timeout_and_the_store_goes_on(
 
 async def test_a_server_that_is_not_there_fails_within_the_timeout() -> None:
     url = f"postgresql://agui:s3cret@127.0.0.1:{free_port()}/threads"
-    store = PostgresThreadStore(url, timeout=1.5, connect_timeout=1)
+    store = PostgresThreadStore(url, timeout=1.5, connect_timeout=2)
     started = time.monotonic()
     with pytest.raises(StoreUnavailableError) as caught:
         await store.save("t1", owner=None, messages=[UserMessage(id="u", content="hi")], state={})
@@ -194,7 +195,7 @@ async def test_a_server_that_is_not_there_fails_within_the_timeout() -> None:
     assert "\n" not in message
     assert "s3cret" not in message
     assert f"postgresql://agui:***@127.0.0.1:{url.split(':')[3]}" in message
-    assert "timeout 1.5 s, connect_timeout 1 s" in message
+    assert "timeout 1.5 s, connect_timeout 2 s" in message
     await store.aclose()
 
 
@@ -212,6 +213,22 @@ async def test_a_database_from_a_newer_sdk_is_refused(database: str) -> None:
     with pytest.raises(StoreUnavailableError, match=expected):
         await store.ping()
     await store.aclose()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": 0}, "timeout and connect_timeout must be positive, got 0 and 5.0"),
+        ({"connect_timeout": -1}, "must be positive, got 10.0 and -1"),
+        ({"min_size": 3, "max_size": 2}, "0 <= min_size <= max_size and max_size >= 1"),
+        ({"min_size": 0, "max_size": 0}, "got min_size 0 and max_size 0"),
+    ],
+)
+def test_bad_bounds_are_refused_when_the_store_is_made(
+    options: dict[str, float], message: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        PostgresThreadStore("postgresql://127.0.0.1/threads", **options)  # type: ignore[arg-type]
 
 
 def test_urls_lose_their_password_in_messages() -> None:

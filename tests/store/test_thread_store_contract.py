@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from ag_ui.core import AssistantMessage, TextInputContent, ToolCall, UserMessage
@@ -245,6 +246,21 @@ async def test_times_come_back_as_the_floats_saved(make_store: StoreFactory) -> 
         assert listed == [saved]
     finally:
         await store.aclose()
+
+
+async def test_concurrent_saves_of_one_thread_all_land(store: ThreadStore) -> None:
+    async def save(n: int) -> None:
+        run = RunSummary(run_id=f"r{n}", outcome="success", started_at=n, finished_at=n)
+        await store.save("t1", owner="alice", messages=conversation(), state={"n": n}, run=run)
+
+    async with anyio.create_task_group() as group:
+        for n in range(20):
+            group.start_soon(save, n)
+    loaded = await store.load("t1", owner="alice")
+    assert loaded.version == loaded.summary.run_count == 20
+    assert sorted(run.run_id for run in loaded.runs) == sorted(f"r{n}" for n in range(20))
+    # The state is the last save's, whichever that was: its run is the last one.
+    assert loaded.runs[-1].run_id == f"r{loaded.state['n']}"
 
 
 async def test_ping_answers(store: ThreadStore) -> None:

@@ -162,6 +162,9 @@ UNREACHABLE_FROM_THE_WIRE = {
     "A5": "SUBAGENT_FINISHED/ERROR without their fields are schema errors (wire.schema)",
     "X0": "the pipeline expands chunks before the reducer sees them",
     "X3": "needs several id-less chunk streams open at once, which X1 refuses first",
+    "D1": "a draft rule: a finding only under strict_draft (tests/verify/test_draft_rules.py)",
+    "D2": "a draft rule: a finding only under strict_draft (tests/verify/test_draft_rules.py)",
+    "D3": "a draft rule: a finding only under strict_draft (tests/verify/test_draft_rules.py)",
 }
 """Stream rules an event stream parsed from the wire cannot reach through the grader, and why
 (they guard in-process producers that bypass the schemas)."""

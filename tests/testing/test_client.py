@@ -212,7 +212,7 @@ def test_build_input_fills_ids_and_keeps_history() -> None:
     assert next(m.id for m in built.messages) == "u0"
     assert built.messages[1].content == "next"
     assert built.thread_id.startswith("thread-")
-    assert built.protocol_version == "1.0"
+    assert built.protocol_version == "1.1"
     assert built.state == {"a": 1}
 
 

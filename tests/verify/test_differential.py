@@ -22,6 +22,7 @@ import pytest
 from ag_ui.apply import EventPipeline
 from ag_ui.core import parse_any_event
 from ag_ui.core.errors import AGUIError, UnknownEventTypeError, UnterminatedRunError
+from ag_ui.verify import UnrecognisedMaterialWarning
 from tests.verify.corpus import CASES, PIPELINE_STREAMS
 from tests.verify.ts_rules import our_rule, same_reason
 
@@ -105,9 +106,10 @@ def test_strict_end_is_the_only_difference() -> None:
     ]
 
 
-def test_documented_difference_unknown_message_fields_are_kept() -> None:
-    # TS strips unknown fields of snapshot messages (with a warning); this SDK keeps unknown
-    # fields everywhere (DESIGN.md §3), so the message carries them on.
+def test_unknown_message_fields_are_stripped_with_a_warning_as_typescript_does() -> None:
+    # TS strips unknown fields of snapshot messages with a warning; so does the consumer
+    # pipeline here (the 1.1 corpus's unknown-property-stripped), while ag_ui.core models keep
+    # them for round trips (tests/verify/test_enforce.py).
     events = [
         {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
         {
@@ -117,8 +119,12 @@ def test_documented_difference_unknown_message_fields_are_kept() -> None:
         {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
     ]
     assert ours(events, strict_end=True)["messages"] == [
-        {"id": "u", "role": "user", "content": "x", "extraField": 1}
+        {"id": "u", "role": "user", "content": "x"}
     ]
+    pipeline = EventPipeline()
+    pipeline.feed(parse_any_event(events[0]))
+    with pytest.warns(UnrecognisedMaterialWarning, match="/messages/0/extraField"):
+        pipeline.feed(parse_any_event(events[1]))
 
 
 def test_thinking_stream_matches_typescript_up_to_minted_ids() -> None:

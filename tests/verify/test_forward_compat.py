@@ -45,6 +45,7 @@ def test_an_unknown_outcome_is_kept_as_received_on_every_path(wire: dict[str, An
 def test_known_outcomes_are_still_checked() -> None:
     for outcome, problem in [
         ({}, 'outcome: missing required field "type"'),
+        ([{"type": "interrupt", "interrupts": []}], "outcome: expected object, received array"),
         ({"type": "interrupt"}, 'outcome (type "interrupt"): missing required field "interrupts"'),
     ]:
         with pytest.raises(AGUIValidationError) as caught:

@@ -160,3 +160,71 @@ def test_a_new_run_resets_run_state() -> None:
     ]:
         verifier.feed(parse_event(event))
     verifier.finish()
+
+
+# G6 (protocol 1.1) is not in the corpus: @ag-ui/client 1.0.0, which the corpus is compared
+# with, does not know encryptedValueType and strips it instead.
+def _snapshot(messages: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"},
+        {"type": "MESSAGES_SNAPSHOT", "messages": messages},
+    ]
+
+
+_CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize(
+    ("messages", "ids"),
+    [
+        (
+            [{"id": "r1", "role": "reasoning", "content": "", "encryptedValueType": "x.y"}],
+            {"message_id": "r1"},
+        ),
+        (
+            [
+                {
+                    "id": "a1",
+                    "role": "assistant",
+                    "toolCalls": [{**_CALL, "encryptedValueType": "t"}],
+                }
+            ],
+            {"message_id": "a1", "tool_call_id": "c1"},
+        ),
+    ],
+    ids=["message", "tool call"],
+)
+def test_g6_a_type_without_its_value_is_refused(
+    messages: list[dict[str, object]], ids: dict[str, object]
+) -> None:
+    verifier = EventVerifier()
+    first, snapshot = _snapshot(messages)
+    verifier.feed(parse_event(first))
+    with pytest.raises(EventSequenceError) as caught:
+        verifier.feed(parse_event(snapshot))
+    assert (caught.value.rule, caught.value.event_type, caught.value.ids) == (
+        "G6",
+        "MESSAGES_SNAPSHOT",
+        ids,
+    )
+    assert "without 'encryptedValue'" in str(caught.value)
+
+
+def test_g6_a_value_with_or_without_a_type_is_legal() -> None:
+    verifier = EventVerifier()
+    messages = [
+        {"id": "r1", "role": "reasoning", "content": "", "encryptedValue": "E"},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "encryptedValue": "M",
+            "encryptedValueType": "x.m",
+            "toolCalls": [{**_CALL, "encryptedValue": "C", "encryptedValueType": "x.c"}],
+        },
+    ]
+    for event in [
+        *_snapshot(messages),
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"},
+    ]:
+        verifier.feed(parse_event(event))
+    verifier.finish()

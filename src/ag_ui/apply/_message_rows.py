@@ -320,17 +320,25 @@ def tool_call_result(current: AgentState, event: ToolCallResultEvent) -> AgentSt
 
 
 def encrypted_value(current: AgentState, event: ReasoningEncryptedValueEvent) -> AgentState:
-    """REASONING_ENCRYPTED_VALUE: set ``encryptedValue`` on a tool call or a message."""
+    """REASONING_ENCRYPTED_VALUE: set ``encryptedValue`` (and its type) on a call or a message."""
     if event.subtype == "tool-call":
         position, call_position = _find_tool_call(current, event.entity_id, assistant_only=True)
         if position < 0:
             return current
         call = current.messages[position]["toolCalls"][call_position]
-        return _replace_call(
-            current, position, call_position, {**call, "encryptedValue": event.encrypted_value}
-        )
+        return _replace_call(current, position, call_position, _with_value(call, event))
     position = current._index.get(event.entity_id, -1)
     if position < 0 or current.messages[position].get("role") == "activity":
         return current
-    message = {**current.messages[position], "encryptedValue": event.encrypted_value}
-    return replace_message(current, position, message)
+    return replace_message(current, position, _with_value(current.messages[position], event))
+
+
+def _with_value(entity: MessageDict, event: ReasoningEncryptedValueEvent) -> MessageDict:
+    # The type describes the value it came with (1.1): a new value without one must not
+    # inherit the type of the value it replaces.
+    updated = {**entity, "encryptedValue": event.encrypted_value}
+    if event.encrypted_value_type is None:
+        updated.pop("encryptedValueType", None)
+    else:
+        updated["encryptedValueType"] = event.encrypted_value_type
+    return updated

@@ -32,8 +32,12 @@ class PatchFailedWarning(UserWarning):
 def warn_patch_error(error: PatchError) -> None:
     """The default ``on_patch_error``: a ``PatchFailedWarning`` naming the event."""
     kind = event_type_name(error.event) if error.event is not None else "patch"
+    # "Failed to apply state patch" is @ag-ui/client's wording; a log search finds both SDKs.
+    target = "activity" if kind == "ACTIVITY_DELTA" else "state"
     warnings.warn(
-        f"{kind} could not be applied and was skipped: {error}", PatchFailedWarning, stacklevel=4
+        f"Failed to apply {target} patch: {kind} could not be applied and was skipped: {error}",
+        PatchFailedWarning,
+        stacklevel=4,
     )
 
 
@@ -101,12 +105,14 @@ class EventPipeline:
         on_patch_error: Optional[Callable[[PatchError], None]] = None,
         id_factory: Optional[Callable[[], str]] = None,
         on_tool_arguments: Optional[Callable[[str], None]] = None,
+        strict_draft: bool = False,
     ) -> None:
         self.stream = StreamVerifier(
             strict_end=strict_end,
             null_checks=null_checks,
             id_factory=id_factory,
             on_tool_arguments=on_tool_arguments,
+            strict_draft=strict_draft,
         )
         self.reducer = Reducer(on_patch_error=on_patch_error)
         self._state = AgentState(messages=messages, state=state)

@@ -123,8 +123,11 @@ def run(args: argparse.Namespace) -> int:
     delay = 0.03 if args.delay is None else args.delay
     _quiet_server_log()  # "crash" fails on purpose: one log line, not a traceback
     threads = None if args.no_threads else (args.threads or default_demo_threads())
+    options = _thread_options(threads)
+    if not options:
+        threads = None  # none asked for, or the store could not be opened (said above)
     config = uvicorn.Config(
-        create_demo_app(delay=delay, **_thread_options(threads)),
+        create_demo_app(delay=delay, **options),
         log_level="warning",
         lifespan="off",
         timeout_graceful_shutdown=1,
@@ -169,12 +172,22 @@ def _has_client() -> bool:
 
 def _thread_options(threads: Optional[str]) -> dict[str, Any]:
     """The endpoint options of a thread store URL: the demo has no authentication, so its
-    (anonymous) caller's threads are served to it."""
+    (anonymous) caller's threads are served to it. A store that cannot be opened (a read-only
+    home, a database that is down) is said in one line, and the demo runs without it rather
+    than refusing every run."""
     if threads is None:
         return {}
-    from ag_ui.store import open_thread_store
+    import anyio
 
-    return {"threads": open_thread_store(threads), "public_thread_history": True}
+    from ag_ui.store import StoreUnavailableError, open_thread_store
+
+    store = open_thread_store(threads)
+    try:
+        anyio.run(store.ping)
+    except StoreUnavailableError as exc:
+        print(f"agui demo: conversations will not be kept: {exc}", file=sys.stderr)
+        return {}
+    return {"threads": store, "public_thread_history": True}
 
 
 def _serve_and_chat(

@@ -56,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="give up on a stream after this long without any event or keepalive (default 30)",
     )
+    parser.add_argument(
+        "--strict-draft",
+        action="store_true",
+        help="grade the draft specification's rules as failures (RUN_FINISHED naming another "
+        "run or thread, a second run on another thread, duplicate interrupt ids)",
+    )
     parser.set_defaults(func=run, parser=parser)
 
 
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
             messages=messages,
             headers=headers,
             idle_timeout=args.timeout,
+            strict_draft=args.strict_draft,
         )
 
     report = anyio.run(main)

@@ -22,7 +22,9 @@ from ag_ui.apply import EventPipeline
 from ag_ui.cli._arguments import input_file, json_value
 from ag_ui.core._surrogates import escape_lone_surrogates
 from ag_ui.core.errors import AGUIError, PatchError, ProtocolError
+from ag_ui.core.events import ActivityDeltaEvent, RunStartedEvent
 from ag_ui.recording import Recording, read_recording
+from ag_ui.verify._versions import warn_about_producer_declaration
 
 __all__ = ["register", "run", "verify_recording"]
 
@@ -60,11 +62,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="accept a recording that stops inside a run, without RUN_FINISHED or RUN_ERROR "
         "(as the TypeScript client does)",
     )
+    parser.add_argument(
+        "--strict-draft",
+        action="store_true",
+        help="make the draft specification's rules fatal (RUN_FINISHED naming another run or "
+        "thread, a second run on another thread, duplicate interrupt ids); default: warnings",
+    )
     parser.set_defaults(func=run)
 
 
 def verify_recording(
-    recording: Recording, *, state: Any = None, strict_end: bool = True
+    recording: Recording, *, state: Any = None, strict_end: bool = True, strict_draft: bool = False
 ) -> dict[str, Any]:
     """Verify a recording; return ``{"ok", "error", "warnings", "messages", "state"}`` (and
     private counts under ``_``-keys). Each distinct warning is listed once."""
@@ -78,7 +86,8 @@ def verify_recording(
             found.append(text)
 
     def patch_failed(error: PatchError) -> None:
-        warn(f"{_where(count, line)}: a patch was skipped: {error}")
+        target = "activity" if isinstance(error.event, ActivityDeltaEvent) else "state"
+        warn(f"{_where(count, line)}: Failed to apply {target} patch (skipped): {error}")
 
     for skipped in recording.skipped:
         kind = getattr(skipped, "field_numbers", None)
@@ -86,13 +95,18 @@ def verify_recording(
             warn(f"skipped a protobuf event of a newer protocol (fields {kind})")
         else:
             warn(f"skipped an event of unknown type {skipped.event_type!r}")
-    pipeline = EventPipeline(state=state, strict_end=strict_end, on_patch_error=patch_failed)
+    pipeline = EventPipeline(
+        state=state, strict_end=strict_end, on_patch_error=patch_failed, strict_draft=strict_draft
+    )
     error: Optional[str] = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for run in recording.runs:
             for recorded in run.events:
                 count, line = count + 1, recorded.line
+                if isinstance(recorded.event, RunStartedEvent):
+                    # Reported as HttpAgent reports it: newer or unreadable warns, same is quiet.
+                    warn_about_producer_declaration(recorded.event.protocol_version)
                 try:
                     expanded += len(pipeline.feed(recorded.event))
                 except AGUIError as exc:
@@ -151,7 +165,9 @@ def run(args: argparse.Namespace) -> int:
             "_expanded": 0,
         }
     else:
-        report = verify_recording(recording, state=args.state, strict_end=args.strict_end)
+        report = verify_recording(
+            recording, state=args.state, strict_end=args.strict_end, strict_draft=args.strict_draft
+        )
     if args.output == "json":
         public = {key: report[key] for key in ("ok", "error", "warnings", "messages", "state")}
         print(_json(public))

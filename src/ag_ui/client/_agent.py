@@ -68,7 +68,10 @@ class HttpAgent:
     keeps one open (connection reuse) until the block ends. ``timeout`` bounds connecting
     and sending; ``idle_timeout`` bounds the silence between two reads of the event stream
     (keepalive comments count), ``None`` waits forever. ``proto=True`` asks for protobuf frames
-    (SSE stays acceptable as a fallback). ``strict`` makes a protocol violation fatal.
+    (SSE stays acceptable as a fallback). ``strict`` makes a protocol violation fatal;
+    ``strict_draft`` makes the draft specification's rules fatal too (a RUN_FINISHED naming
+    another run or thread, a second run on another thread, duplicate interrupt ids; warned
+    about by default: ``ag_ui.verify.DraftRuleWarning``).
 
     Against a server with detached runs (docs/resume.md) a dropped connection is reopened at
     ``<url>/connect`` from the last event received, following ``reconnect`` (a
@@ -100,6 +103,7 @@ class HttpAgent:
     proto: Setting[bool] = Setting()
     max_event_size: Setting[int] = Setting()
     strict: Setting[bool] = Setting()
+    strict_draft: Setting[bool] = Setting()
     reconnect: Setting[ReconnectPolicy] = Setting()
     on_reconnect: Setting[Optional[ReconnectCallback]] = Setting()
 
@@ -119,6 +123,7 @@ class HttpAgent:
         proto: bool = False,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
         strict: bool = True,
+        strict_draft: bool = False,
         reconnect: Optional[ReconnectPolicy] = None,
         on_reconnect: Optional[ReconnectCallback] = None,
         debug: DebugOption = False,
@@ -134,6 +139,7 @@ class HttpAgent:
             proto=proto,
             max_event_size=max_event_size,
             strict=strict,
+            strict_draft=strict_draft,
             reconnect=reconnect if reconnect is not None else ReconnectPolicy(),
             on_reconnect=on_reconnect,
             debug=resolve_debug(debug),
@@ -181,7 +187,7 @@ class HttpAgent:
 
     @property
     def max_protocol_version(self) -> str:
-        """The peer ceiling (``ag_ui.client.versions``); ``"1.0"`` unless pinned lower."""
+        """The peer ceiling (``ag_ui.client.versions``); ``"1.1"`` unless pinned lower."""
         return self.config.max_protocol_version
 
     @max_protocol_version.setter

@@ -47,6 +47,7 @@ class HttpConfig:
     proto: bool = False
     max_event_size: int = DEFAULT_MAX_EVENT_SIZE
     strict: bool = True
+    strict_draft: bool = False
     reconnect: ReconnectPolicy = field(default_factory=ReconnectPolicy)
     on_reconnect: Optional[ReconnectCallback] = None
     debug: DebugConfig = _NOTHING

@@ -70,14 +70,23 @@ class SSEEventDecoder:
         self.skipped_unknown = 0
         self.last_event_id: Optional[str] = None  # the id of the last message handed out
         self._index = 0
+        self._failed: Optional[DecodeError] = None  # raised once the events before it are out
 
     def feed(self, chunk: bytes) -> list[AnyEvent]:
         """Consume bytes; return the events they completed."""
+        self.raise_deferred()
         return self._parse(self.sse.feed_payloads(chunk))
 
     def close(self) -> list[AnyEvent]:
         """End of stream: the event of an unterminated final message, if any."""
+        self.raise_deferred()
         return self._parse(self.sse.close_payloads())
+
+    def raise_deferred(self) -> None:
+        """Raise the ``DecodeError`` of an event that followed the last events handed out."""
+        failed, self._failed = self._failed, None
+        if failed is not None:
+            raise failed
 
     def _parse(self, payloads: list[tuple[bytes, Optional[str]]]) -> list[AnyEvent]:
         events: list[AnyEvent] = []
@@ -106,10 +115,19 @@ class SSEEventDecoder:
                 text = data.decode("utf-8", "replace")
                 if isinstance(exc, MalformedJSONError):
                     detail = f"{exc.problems[0]}: {_snippet(text)}"
-                    raise DecodeError(
+                    failure = DecodeError(
                         f"event {index} is not JSON ({detail})", frame_index=index
-                    ) from exc
-                raise DecodeError(f"event {index} is invalid: {exc}", frame_index=index) from exc
+                    )
+                else:
+                    failure = DecodeError(f"event {index} is invalid: {exc}", frame_index=index)
+                failure.__cause__ = exc
+                if not events:
+                    raise failure from exc
+                # The events before the bad one arrived whole: the consumer gets them first
+                # (as the TypeScript client delivers RUN_STARTED before rejecting what follows),
+                # and the next feed() or close() raises.
+                self._failed = failure
+                return events
         self._index += len(payloads)
         self.last_event_id = payloads[-1][1]
         self.events_decoded += len(events)

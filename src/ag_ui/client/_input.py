@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional, Union
 
 from ag_ui.apply import AgentState
-from ag_ui.client.versions import parse_version
 from ag_ui.core.types import Context, ResumeEntry, RunAgentInput, Tool
 from ag_ui.core.version import PROTOCOL_VERSION
 
@@ -18,7 +17,7 @@ ToolLike = Union[Tool, Mapping[str, Any]]
 ContextLike = Union[Context, Mapping[str, Any]]
 ResumeLike = Union[ResumeEntry, Mapping[str, Any]]
 
-_PROTOCOL_1_0 = parse_version(PROTOCOL_VERSION)
+_PROTOCOL_1_0 = (1, 0, 0)  # the first version with the field
 
 
 def build_input(

@@ -150,6 +150,7 @@ class Run:
                 stream = StreamVerifier(
                     verify=self.config.strict and not self._joins_mid_run,
                     strict_end=False,  # the end is checked below (IncompleteStreamError)
+                    strict_draft=self.config.strict_draft,
                     observer=None if log is None else _stage_logger(log),
                 )
                 processor = EventProcessor(

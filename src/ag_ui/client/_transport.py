@@ -225,6 +225,9 @@ async def stream_events(
                 cursor.advance(decoder)
         if signal.aborted:
             return
+        deferred = getattr(decoder, "raise_deferred", None)
+        if deferred is not None:
+            deferred()  # a bad event after the last chunk's good ones: not a cut frame
         try:
             last_events = decoder.close()
         except DecodeError as exc:

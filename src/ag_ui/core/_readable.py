@@ -111,6 +111,11 @@ def _describe(error: ErrorDetails, data: Any) -> tuple[str, bool]:
     if kind == "union_tag_not_found":
         # A callable discriminator (the open outcome unions) is named "type()".
         key = str(ctx.get("discriminator", "type")).strip("'").removesuffix("()")
+        if not isinstance(error["input"], dict):
+            # Not an object at all (e.g. an outcome sent as an array): say so, in the words
+            # the TypeScript schema uses, rather than "missing type".
+            got = "array" if isinstance(error["input"], list) else type(error["input"]).__name__
+            return f"{full_prefix}expected object, received {got}", False
         return f'{full_prefix}missing required field "{key}"', False
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"{full_prefix}expected a JSON object, got {_short(error['input'])}", irrelevant

@@ -7,7 +7,7 @@ Field order is the wire key order: ``type``, ``timestamp``, ``rawEvent``, ``meta
 # No ``from __future__ import annotations`` in the model modules: pydantic would compile and
 # evaluate every string annotation at import (7 ms of ``import ag_ui.core``).
 from enum import Enum
-from typing import Annotated, Any, Dict, List, Literal, Optional, Type, Union
+from typing import Annotated, Any, Dict, List, Literal, Optional, Union
 
 from pydantic import AfterValidator, Field, TypeAdapter
 
@@ -161,66 +161,55 @@ PatchOperations = Annotated[List[Any], AfterValidator(_as_plain_operations)]
 
 
 class BaseEvent(AGUIModel):
-    """Fields every event carries."""
+    """Fields every event carries.
+
+    Every subclass in this module is a member of the ``Event`` union (code written against
+    0.x reflects on ``BaseEvent.__subclasses__()`` and expects that), so the events a subagent
+    may produce each declare ``subagent_run_id`` themselves rather than share a private base.
+    """
 
     type: EventType
     timestamp: Optional[Annotated[int, Field(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]] = None
     raw_event: Optional[Any] = None
     metadata: Optional[Metadata] = None
 
-    @classmethod
-    def __subclasses__(cls) -> List[Type[Any]]:
-        """Direct subclasses, with private bases (``_AttributableEvent``) looked through.
-
-        Code written against 0.x and 1.0.0 reflects on ``BaseEvent.__subclasses__()`` and
-        expects every event class there, each in the ``Event`` union, as in those packages.
-        """
-        found: List[Type[Any]] = []
-        for sub in type.__subclasses__(cls):
-            if sub.__name__.startswith("_"):
-                found.extend(sub.__subclasses__())
-            else:
-                found.append(sub)
-        return found
-
-
-class _AttributableEvent(BaseEvent):
-    # Events a subagent may produce; absent means the parent agent produced it.
-    subagent_run_id: Optional[SubagentRunId] = None
-
 
 # --- Text messages ---------------------------------------------------------------------------
 
 
-class TextMessageStartEvent(_AttributableEvent):
+class TextMessageStartEvent(BaseEvent):
     """Opens a streamed text message. ``role`` reads ``"assistant"`` when absent or ``None``
     (what absent means), and is written only when it was given, as 1.0.0 writes it."""
 
     type: Literal[EventType.TEXT_MESSAGE_START] = EventType.TEXT_MESSAGE_START
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
     role: Optional[TextMessageRole] = None
     name: Optional[str] = None
 
 
-class TextMessageContentEvent(_AttributableEvent):
+class TextMessageContentEvent(BaseEvent):
     """A piece of an open text message's content (``delta`` is appended as is)."""
 
     type: Literal[EventType.TEXT_MESSAGE_CONTENT] = EventType.TEXT_MESSAGE_CONTENT
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
     delta: str
 
 
-class TextMessageEndEvent(_AttributableEvent):
+class TextMessageEndEvent(BaseEvent):
     """Closes the text message ``message_id``."""
 
     type: Literal[EventType.TEXT_MESSAGE_END] = EventType.TEXT_MESSAGE_END
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
 
 
-class TextMessageChunkEvent(_AttributableEvent):
+class TextMessageChunkEvent(BaseEvent):
     """Shorthand for start/content/end; continuation chunks omit what did not change."""
 
     type: Literal[EventType.TEXT_MESSAGE_CHUNK] = EventType.TEXT_MESSAGE_CHUNK
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: Optional[str] = None
     role: Optional[TextMessageRole] = None
     delta: Optional[str] = None
@@ -230,44 +219,49 @@ class TextMessageChunkEvent(_AttributableEvent):
 # --- Tool calls ------------------------------------------------------------------------------
 
 
-class ToolCallStartEvent(_AttributableEvent):
+class ToolCallStartEvent(BaseEvent):
     """Opens a tool call; ``parent_message_id`` names the assistant message it belongs to."""
 
     type: Literal[EventType.TOOL_CALL_START] = EventType.TOOL_CALL_START
+    subagent_run_id: Optional[SubagentRunId] = None
     tool_call_id: str
     tool_call_name: str
     parent_message_id: Optional[str] = None
 
 
-class ToolCallArgsEvent(_AttributableEvent):
+class ToolCallArgsEvent(BaseEvent):
     """A piece of an open tool call's JSON arguments (the pieces concatenate)."""
 
     type: Literal[EventType.TOOL_CALL_ARGS] = EventType.TOOL_CALL_ARGS
+    subagent_run_id: Optional[SubagentRunId] = None
     tool_call_id: str
     delta: str
 
 
-class ToolCallEndEvent(_AttributableEvent):
+class ToolCallEndEvent(BaseEvent):
     """Closes the tool call ``tool_call_id``: its arguments are complete."""
 
     type: Literal[EventType.TOOL_CALL_END] = EventType.TOOL_CALL_END
+    subagent_run_id: Optional[SubagentRunId] = None
     tool_call_id: str
 
 
-class ToolCallChunkEvent(_AttributableEvent):
+class ToolCallChunkEvent(BaseEvent):
     """Shorthand for tool-call start/args/end; continuation chunks omit what did not change."""
 
     type: Literal[EventType.TOOL_CALL_CHUNK] = EventType.TOOL_CALL_CHUNK
+    subagent_run_id: Optional[SubagentRunId] = None
     tool_call_id: Optional[str] = None
     tool_call_name: Optional[str] = None
     parent_message_id: Optional[str] = None
     delta: Optional[str] = None
 
 
-class ToolCallResultEvent(_AttributableEvent):
+class ToolCallResultEvent(BaseEvent):
     """Mints a tool message (its own ``message_id``) answering ``tool_call_id``."""
 
     type: Literal[EventType.TOOL_CALL_RESULT] = EventType.TOOL_CALL_RESULT
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
     tool_call_id: str
     content: Union[str, List[ContentPart]]
@@ -277,17 +271,19 @@ class ToolCallResultEvent(_AttributableEvent):
 # --- State and messages ----------------------------------------------------------------------
 
 
-class StateSnapshotEvent(_AttributableEvent):
+class StateSnapshotEvent(BaseEvent):
     """Replaces the state; ``snapshot`` may be any JSON value, ``null`` included."""
 
     type: Literal[EventType.STATE_SNAPSHOT] = EventType.STATE_SNAPSHOT
+    subagent_run_id: Optional[SubagentRunId] = None
     snapshot: State
 
 
-class StateDeltaEvent(_AttributableEvent):
+class StateDeltaEvent(BaseEvent):
     """An RFC 6902 patch against the current state; operations are kept as plain dicts."""
 
     type: Literal[EventType.STATE_DELTA] = EventType.STATE_DELTA
+    subagent_run_id: Optional[SubagentRunId] = None
     delta: PatchOperations
 
 
@@ -298,21 +294,23 @@ class MessagesSnapshotEvent(BaseEvent):
     messages: List[Message]
 
 
-class ActivitySnapshotEvent(_AttributableEvent):
+class ActivitySnapshotEvent(BaseEvent):
     """Sets an activity message's content; ``replace=False`` leaves existing content alone.
     ``replace`` reads ``True`` when absent or ``None`` and is written only when given."""
 
     type: Literal[EventType.ACTIVITY_SNAPSHOT] = EventType.ACTIVITY_SNAPSHOT
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
     activity_type: str
     content: Dict[str, Any]
     replace: Optional[bool] = None
 
 
-class ActivityDeltaEvent(_AttributableEvent):
+class ActivityDeltaEvent(BaseEvent):
     """An RFC 6902 patch against an activity message's ``content``."""
 
     type: Literal[EventType.ACTIVITY_DELTA] = EventType.ACTIVITY_DELTA
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
     activity_type: str
     patch: PatchOperations
@@ -321,18 +319,20 @@ class ActivityDeltaEvent(_AttributableEvent):
 # --- Special ---------------------------------------------------------------------------------
 
 
-class RawEvent(_AttributableEvent):
+class RawEvent(BaseEvent):
     """An event of another system passed through as is (``event``: any JSON; ``source``: whose)."""
 
     type: Literal[EventType.RAW] = EventType.RAW
+    subagent_run_id: Optional[SubagentRunId] = None
     event: Any
     source: Optional[str] = None
 
 
-class CustomEvent(_AttributableEvent):
+class CustomEvent(BaseEvent):
     """An application-defined event: ``name`` and any JSON ``value`` (``null`` included)."""
 
     type: Literal[EventType.CUSTOM] = EventType.CUSTOM
+    subagent_run_id: Optional[SubagentRunId] = None
     name: str
     value: Any
 
@@ -371,75 +371,86 @@ class RunErrorEvent(BaseEvent):
     usage: Optional[List[TokenUsage]] = None
 
 
-class StepStartedEvent(_AttributableEvent):
+class StepStartedEvent(BaseEvent):
     """Opens the step ``step_name``."""
 
     type: Literal[EventType.STEP_STARTED] = EventType.STEP_STARTED
+    subagent_run_id: Optional[SubagentRunId] = None
     step_name: str
 
 
-class StepFinishedEvent(_AttributableEvent):
+class StepFinishedEvent(BaseEvent):
     """Closes the step ``step_name`` (same name, same owner as its start)."""
 
     type: Literal[EventType.STEP_FINISHED] = EventType.STEP_FINISHED
+    subagent_run_id: Optional[SubagentRunId] = None
     step_name: str
 
 
 # --- Reasoning -------------------------------------------------------------------------------
 
 
-class ReasoningStartEvent(_AttributableEvent):
+class ReasoningStartEvent(BaseEvent):
     """Opens a reasoning span, which may hold several reasoning messages."""
 
     type: Literal[EventType.REASONING_START] = EventType.REASONING_START
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
 
 
-class ReasoningMessageStartEvent(_AttributableEvent):
+class ReasoningMessageStartEvent(BaseEvent):
     """Opens a reasoning message inside a reasoning span (``role`` is ``"reasoning"``)."""
 
     type: Literal[EventType.REASONING_MESSAGE_START] = EventType.REASONING_MESSAGE_START
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
     role: ReasoningMessageRole = "reasoning"
 
 
-class ReasoningMessageContentEvent(_AttributableEvent):
+class ReasoningMessageContentEvent(BaseEvent):
     """A piece of an open reasoning message's text."""
 
     type: Literal[EventType.REASONING_MESSAGE_CONTENT] = EventType.REASONING_MESSAGE_CONTENT
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
     delta: str
 
 
-class ReasoningMessageEndEvent(_AttributableEvent):
+class ReasoningMessageEndEvent(BaseEvent):
     """Closes the reasoning message ``message_id``."""
 
     type: Literal[EventType.REASONING_MESSAGE_END] = EventType.REASONING_MESSAGE_END
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
 
 
-class ReasoningMessageChunkEvent(_AttributableEvent):
+class ReasoningMessageChunkEvent(BaseEvent):
     """Shorthand for reasoning-message start/content/end, as TEXT_MESSAGE_CHUNK is for text."""
 
     type: Literal[EventType.REASONING_MESSAGE_CHUNK] = EventType.REASONING_MESSAGE_CHUNK
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: Optional[str] = None
     delta: Optional[str] = None
 
 
-class ReasoningEndEvent(_AttributableEvent):
+class ReasoningEndEvent(BaseEvent):
     """Closes the reasoning span opened by ``REASONING_START`` with the same ``message_id``."""
 
     type: Literal[EventType.REASONING_END] = EventType.REASONING_END
+    subagent_run_id: Optional[SubagentRunId] = None
     message_id: str
 
 
-class ReasoningEncryptedValueEvent(_AttributableEvent):
+class ReasoningEncryptedValueEvent(BaseEvent):
     """Attaches an opaque provider artefact to a message or a tool call."""
 
     type: Literal[EventType.REASONING_ENCRYPTED_VALUE] = EventType.REASONING_ENCRYPTED_VALUE
+    subagent_run_id: Optional[SubagentRunId] = None
     subtype: ReasoningEncryptedValueSubtype
     entity_id: str
     encrypted_value: str
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
 
 
 # --- Subagents -------------------------------------------------------------------------------

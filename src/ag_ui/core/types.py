@@ -64,6 +64,7 @@ __all__ = [
     "SystemMessage",
     "TestOperation",
     "UnknownOperation",
+    "UnknownPart",
     "TextInputContent",
     "TextMessageRole",
     "TextPart",
@@ -181,10 +182,41 @@ ContentPart = Annotated[
     Field(discriminator="type"),
 ]
 
-# A user message also accepts the retired 0.x ``binary`` part so a legacy client's request parses.
+
+class UnknownPart(AGUIModel):
+    """A user-message content part whose ``type`` this SDK does not know (from a newer
+    protocol), kept as received: its other members are extras, so it is written back unchanged.
+    A consumer (``HttpAgent``, ``agui verify``) removes it with a warning, as
+    ``@ag-ui/client`` strips an unrecognised list element and keeps the rest of the message."""
+
+    type: str
+
+
+_USER_PART_TYPES = frozenset({"text", "image", "audio", "video", "document", "binary"})
+
+
+def _user_part_member(value: Any) -> Optional[str]:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    if not isinstance(kind, str):
+        return None
+    return kind if kind in _USER_PART_TYPES else "unknown part"
+
+
+_user_part_member.__name__ = "type"  # named in errors as "type()"; _readable reads "type"
+
+# A user message also accepts the retired 0.x ``binary`` part so a legacy client's request
+# parses, and keeps a part of a newer protocol (``UnknownPart``) instead of failing the message.
 _UserContentPart = Annotated[
-    Union[TextPart, ImagePart, AudioPart, VideoPart, DocumentPart, BinaryInputContent],
-    Field(discriminator="type"),
+    Union[
+        Annotated[TextPart, Tag("text")],
+        Annotated[ImagePart, Tag("image")],
+        Annotated[AudioPart, Tag("audio")],
+        Annotated[VideoPart, Tag("video")],
+        Annotated[DocumentPart, Tag("document")],
+        Annotated[BinaryInputContent, Tag("binary")],
+        Annotated[UnknownPart, Tag("unknown part")],
+    ],
+    Discriminator(_user_part_member),
 ]
 
 # 0.x names of the same classes (PROTOCOL.md §2.11).
@@ -217,6 +249,8 @@ class ToolCall(AGUIModel):
     type: Literal["function"] = "function"
     function: FunctionCall
     encrypted_value: Optional[str] = None
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
     metadata: Optional[Metadata] = None
 
 
@@ -228,6 +262,8 @@ class BaseMessage(AGUIModel):
     role: str
     name: Optional[str] = None
     encrypted_value: Optional[str] = None
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
     metadata: Optional[Metadata] = None
 
 
@@ -270,6 +306,8 @@ class ToolMessage(AGUIModel):
     tool_call_id: str
     error: Optional[str] = None
     encrypted_value: Optional[str] = None
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
     metadata: Optional[Metadata] = None
 
 
@@ -292,6 +330,8 @@ class ReasoningMessage(AGUIModel):
     role: Literal["reasoning"] = "reasoning"
     content: str
     encrypted_value: Optional[str] = None
+    # 1.1: the producer's name for the kind of artefact; opaque to consumers.
+    encrypted_value_type: Optional[str] = None
     metadata: Optional[Metadata] = None
 
 

@@ -189,6 +189,16 @@ def create_inspector_app(inspector: Inspector) -> ASGIApp:
     async def new_thread(request: Request) -> Response:
         return JSONResponse(inspector.new_thread().summary())
 
+    async def stored_threads(request: Request) -> Response:
+        return JSONResponse(await inspector.stored_threads())
+
+    async def open_stored(request: Request) -> Response:
+        body = await _json_body(request)
+        thread_id, title = body.get("threadId"), body.get("title")
+        if not isinstance(thread_id, str) or (title is not None and not isinstance(title, str)):
+            raise InspectorError('send {"threadId": "<id>", "title": "<optional>"}')
+        return JSONResponse(inspector.open_stored_thread(thread_id, title).summary())
+
     async def turn(request: Request) -> Response:
         body = await _json_body(request)
         inspector.turn(request.path_params["session"], TurnOptions.from_json(body))
@@ -243,6 +253,8 @@ def create_inspector_app(inspector: Inspector) -> ASGIApp:
         Route("/api/stream", handler(stream)),
         Route(session_path + "/events/{index:int}", handler(event_detail)),
         Route("/api/threads", handler(new_thread), methods=["POST"]),
+        Route("/api/stored-threads", handler(stored_threads)),
+        Route("/api/stored-threads", handler(open_stored), methods=["POST"]),
         Route(session_path + "/turn", handler(turn), methods=["POST"]),
         Route(session_path + "/tools", handler(tools), methods=["POST"]),
         Route(session_path + "/resume", handler(resume), methods=["POST"]),

@@ -137,14 +137,15 @@ class Inspector:
             self._autoplay.append(player)
         return self._add(session)
 
-    def new_thread(self) -> Session:
+    def new_thread(self, title: Optional[str] = None) -> Session:
         """A new live conversation (a new thread id) with the agent at ``url``."""
         if self.url is None:
             raise InspectorError("live conversations need an agent URL (agui inspect URL)")
         number = next(self._numbers)
         session = Session(
             id=f"s{number}",
-            title=f"conversation {sum(s.kind == 'live' for s in self.sessions.values()) + 1}",
+            title=title
+            or f"conversation {sum(s.kind == 'live' for s in self.sessions.values()) + 1}",
             kind="live",
             source=public_source(self.url),
             transport="proto" if self.proto else "sse",
@@ -153,6 +154,42 @@ class Inspector:
             session, self.url, headers=self.headers, transport=self._transport
         )
         return self._add(session)
+
+    async def stored_threads(self) -> dict[str, Any]:
+        """The threads the agent keeps for these credentials (``GET <url>/threads``, newest
+        first): ``{"available": True, "threads": [...]}``, or ``available`` false with the
+        reason (an agent without a thread store, anonymous access refused)."""
+        if self.url is None:
+            raise InspectorError("stored threads need an agent URL (agui inspect URL)")
+        url = self.url.rstrip("/") + "/threads"
+        try:
+            async with httpx.AsyncClient(
+                transport=self._transport, headers=self.headers, timeout=30
+            ) as client:
+                response = await client.get(url, params={"limit": 100})
+        except httpx.HTTPError as failure:
+            return {"available": False, "reason": f"{type(failure).__name__}: {failure}"}
+        if response.status_code == 404:
+            return {"available": False, "reason": "this agent keeps no threads"}
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = None
+        if not response.is_success or not isinstance(body, dict):
+            problem = body.get("error", {}) if isinstance(body, dict) else {}
+            message = problem.get("message") if isinstance(problem, dict) else None
+            return {"available": False, "reason": message or f"HTTP {response.status_code}"}
+        return {"available": True, "threads": body.get("threads", [])}
+
+    def open_stored_thread(self, thread_id: str, title: Optional[str] = None) -> Session:
+        """A live conversation that starts by restoring the stored thread ``thread_id``."""
+        if not thread_id:
+            raise InspectorError("say which thread to open (threadId)")
+        shown = title or (thread_id if len(thread_id) <= 24 else thread_id[:12] + "…")
+        session = self.new_thread(title=f"stored: {shown}")
+        thread = self.threads[session.id]
+        self.start(lambda: thread.load(thread_id))
+        return session
 
     def _tap_session(self, thread_id: str) -> Session:
         session = Session(

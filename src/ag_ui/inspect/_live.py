@@ -21,7 +21,7 @@ import httpx
 
 from ag_ui.client import HttpAgent, build_resume_array
 from ag_ui.core.decoding import AnyEvent
-from ag_ui.core.errors import AGUIError
+from ag_ui.core.errors import AGUIError, HTTPStatusError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.inspect._session import Session
 from ag_ui.inspect._tee import TeeTransport
@@ -139,6 +139,27 @@ class LiveThread:
         """Answer the open interrupts (``{id: {"status": ..., "payload": ...}}``) and continue."""
         entries = build_resume_array(self.agent.pending_interrupts, responses)
         await self._run(resume=entries)
+
+    async def load(self, thread_id: str) -> None:
+        """Restore a thread the agent keeps (``HttpAgent.load_thread``): its stored messages and
+        state arrive as one run, and the next turn continues the thread."""
+        if self.running:
+            raise ValueError("a run of this thread is in progress; wait for it or stop it")
+        self.running = True
+        self.session.set_status(state="running", thread=thread_id, error=None)
+        try:
+            await self.agent.load_thread(thread_id)
+            self.session.end()
+            self.session.set_status(state="idle", thread=thread_id)
+        except HTTPStatusError as error:
+            self.session.end()
+            reason = "no such thread for these credentials" if error.status == 404 else str(error)
+            self.session.set_status(state="failed", error=f"thread {thread_id}: {reason}")
+        except (AGUIError, ImportError, httpx.HTTPError) as error:
+            self.session.end()
+            self.session.set_status(state="failed", error=f"{type(error).__name__}: {error}")
+        finally:
+            self.running = False
 
     def abort(self) -> None:
         self.agent.abort_run()

@@ -107,7 +107,11 @@ class TeeTransport(httpx.AsyncBaseTransport):
         if request.method == "POST":
             self.sink.request_sent(_run_input(request.content), reconnect=False)
         elif request.url.path.endswith("/connect"):
-            self.sink.request_sent(None, reconnect=True)
+            # ``?threadId=`` alone restores a stored thread: a run of its own, not a reconnect.
+            resumes = "last-event-id" in request.headers or any(
+                name in request.url.params for name in ("lastEventId", "runKey")
+            )
+            self.sink.request_sent(None, reconnect=resumes)
         response = await self._inner.handle_async_request(request)
         if request.method != "POST" and not request.url.path.endswith("/connect"):
             return response

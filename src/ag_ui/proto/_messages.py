@@ -38,6 +38,7 @@ _MESSAGE_OPTIONAL = (
     ("subagent_run_id", "subagentRunId"),
     ("encrypted_value", "encryptedValue"),
     ("activity_type", "activityType"),
+    ("encrypted_value_type", "encryptedValueType"),
 )
 _MEDIA_PARTS = ("image", "audio", "video", "document")
 _PARTS_ROLES = frozenset({"user", "tool"})
@@ -177,6 +178,8 @@ def _fill_tool_call(message: Any, call: Mapping[str, Any]) -> None:
         fill_struct(message.metadata, call["metadata"])
     if call.get("encryptedValue") is not None:
         message.encrypted_value = call["encryptedValue"]
+    if call.get("encryptedValueType") is not None:
+        message.encrypted_value_type = call["encryptedValueType"]
 
 
 def fill_message(message: Any, wire: Mapping[str, Any], where: str) -> None:
@@ -209,6 +212,8 @@ def _tool_call_from_proto(message: Any) -> dict[str, Any]:
         call["metadata"] = struct_to_dict(message.metadata)
     if message.HasField("encrypted_value"):
         call["encryptedValue"] = message.encrypted_value
+    if message.HasField("encrypted_value_type"):
+        call["encryptedValueType"] = message.encrypted_value_type
     return call
 
 

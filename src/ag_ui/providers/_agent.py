@@ -35,7 +35,7 @@ from ag_ui.core.capabilities import (
     TransportCapabilities,
 )
 from ag_ui.core.errors import ProviderConfigError, ProviderError, RunError, ToolDefinitionError
-from ag_ui.core.events import RunFinishedSuccessOutcome
+from ag_ui.core.events import BaseEvent, RunFinishedSuccessOutcome
 from ag_ui.core.token_usage import TokenUsage, aggregate_token_usage
 from ag_ui.core.types import Message, RunAgentInput, Tool, ToolCall, ToolMessage
 from ag_ui.providers._failures import failure
@@ -44,6 +44,7 @@ from ag_ui.providers._provider import ModelProvider, ModelStream
 from ag_ui.providers._spec import provider_from_spec
 from ag_ui.providers._state_tool import STATE_TOOL_NAME, state_tool
 from ag_ui.providers._turn import Turn
+from ag_ui.providers._value_types import for_client_before_1_1, predates_value_types
 from ag_ui.server import RunContext
 from ag_ui.telemetry import _switch as telemetry_switch
 from ag_ui.tools import FunctionTool, ToolResult
@@ -67,6 +68,10 @@ _CLOSE_TIMEOUT = 2.0
 """Seconds closing a provider stream may take, also while the run is being cancelled."""
 
 ToolLike = Union[FunctionTool, Callable[..., Any]]
+
+
+def _as_it_is(event: BaseEvent) -> BaseEvent:
+    return event
 
 
 def _as_tool(item: ToolLike) -> FunctionTool:
@@ -193,6 +198,7 @@ class ModelAgent:
         definitions += run_input.tools
         history: list[Message] = prepare_messages(run_input.messages)
         usage: list[TokenUsage] = []
+        legacy_values = predates_value_types(run_input.protocol_version)
         for _ in range(self.max_rounds):
             conversation = Conversation(
                 messages=history,
@@ -205,7 +211,7 @@ class ModelAgent:
                 ),
                 tools=definitions,
             )
-            turn = await self._turn(conversation, ctx)
+            turn = await self._turn(conversation, ctx, legacy_values=legacy_values)
             if turn.usage is not None:
                 usage.append(turn.usage)
             history.extend(turn.messages)
@@ -241,8 +247,12 @@ class ModelAgent:
         if turn.stop_reason == "content_filter":
             raise failure("content_filtered", provider)
 
-    async def _turn(self, conversation: Conversation, ctx: RunContext) -> Turn:
-        """Stream one model turn to the client; returns what it produced."""
+    async def _turn(
+        self, conversation: Conversation, ctx: RunContext, *, legacy_values: bool = False
+    ) -> Turn:
+        """Stream one model turn to the client; returns what it produced (the turn's own
+        messages keep their typed values: the next round's request reads both forms)."""
+        shaped = for_client_before_1_1 if legacy_values else _as_it_is
         provider = self.provider
         request = provider.build_request(conversation)
         adapter = provider.adapter(message_id=ctx.new_id("msg"), new_id=ctx.new_id, debug=ctx.debug)
@@ -265,7 +275,7 @@ class ModelAgent:
                 if call is not None and events:
                     call.first_output()
                 for event in events:
-                    await ctx.emit(event)
+                    await ctx.emit(shaped(event))
             closing = adapter.close()
         except ProviderError as exc:
             logger.warning("run %s: %s (%s)", ctx.run_id, exc.code, exc.message)
@@ -296,7 +306,7 @@ class ModelAgent:
         if call is not None:
             call.finish(stop_reason=turn.stop_reason, usage=turn.usage, output=turn.messages)
         for event in closing:
-            await ctx.emit(event)
+            await ctx.emit(shaped(event))
         return turn
 
     async def _run_backend_tools(

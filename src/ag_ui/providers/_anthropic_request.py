@@ -7,8 +7,10 @@
 * assistant messages -> ``text`` and ``tool_use`` blocks; the reasoning messages next to them
   (before them, as clients store them) -> ``thinking`` blocks with their ``signature`` (the
   encrypted value), first in the message, which the API requires back when thinking preceded a
-  tool call; a ``redacted_thinking`` block round-trips the same way. Reasoning without a
-  signature cannot be sent back and is left out (documented fallback);
+  tool call; a ``redacted_thinking`` block round-trips the same way (``encryptedValueType``
+  ``anthropic.redacted_thinking``; the ``redacted_thinking:`` prefix of older history is still
+  read). Reasoning without a signature, or whose value another provider typed, cannot be sent
+  back and is left out (documented fallback);
 * tool messages -> ``tool_result`` blocks in a user message (``is_error`` from ``error``);
 * consecutive messages of one role are merged into one message, as the API expects.
 """
@@ -56,9 +58,14 @@ __all__ = [
 API = "Anthropic Messages"
 _SUPPORTED = "text, images and PDF or text documents (data, URL or an Anthropic file id)"
 
+REDACTED_THINKING = "anthropic.redacted_thinking"
+"""The ``encryptedValueType`` of a reasoning message that came from a ``redacted_thinking``
+block (the value is its ``data``); a value without a type is a ``thinking`` block's
+``signature``."""
+
 REDACTED_THINKING_PREFIX = "redacted_thinking:"
-"""Marks the encrypted value of a reasoning message that came from a ``redacted_thinking``
-block (its ``data`` follows); a plain value is a ``thinking`` block's ``signature``."""
+"""How this SDK marked redacted data in the value itself before protocol 1.1; still read from
+stored history."""
 
 
 def _source(part: Any) -> Optional[dict[str, Any]]:
@@ -103,6 +110,13 @@ def _parts(content: Any, where: str) -> list[dict[str, Any]]:
 def _thinking(message: ReasoningMessage) -> Optional[dict[str, Any]]:
     value = message.encrypted_value
     if not value:
+        return None
+    value_type = message.encrypted_value_type
+    if value_type == REDACTED_THINKING:
+        return {"type": "redacted_thinking", "data": value}
+    if value_type is not None:
+        # Another producer's artefact (1.1 allows dropping it): never hand Anthropic bytes it
+        # did not issue.
         return None
     if value.startswith(REDACTED_THINKING_PREFIX):
         return {"type": "redacted_thinking", "data": value[len(REDACTED_THINKING_PREFIX) :]}

@@ -9,7 +9,8 @@ What becomes what (docs/providers.md has the table):
 * ``thinking`` blocks -> a reasoning span and message, ``thinking_delta`` -> its content, the
   ``signature_delta`` -> ``REASONING_ENCRYPTED_VALUE`` (subtype ``message``) when the block stops;
 * ``redacted_thinking`` blocks -> an empty reasoning message whose encrypted value is the
-  block's ``data`` marked ``redacted_thinking:`` (so the request builder sends it back as such);
+  block's ``data``, with ``encryptedValueType`` ``anthropic.redacted_thinking`` (so the request
+  builder sends it back as such);
 * ``message_start`` / ``message_delta`` usage (cumulative) -> the turn's ``TokenUsage``, with
   cache reads and writes counted into the input as AG-UI counts it;
 * ``message_delta.stop_reason`` -> the stop reason; ``message_stop`` marks the stream complete.
@@ -27,7 +28,7 @@ from typing import Any, Optional
 from ag_ui.core.events import BaseEvent
 from ag_ui.core.token_usage import TokenUsage
 from ag_ui.providers._adapter import TypedEventAdapter
-from ag_ui.providers._anthropic_request import REDACTED_THINKING_PREFIX
+from ag_ui.providers._anthropic_request import REDACTED_THINKING
 from ag_ui.providers._failures import stream_incomplete
 from ag_ui.providers._usage import usage_counts
 
@@ -111,7 +112,7 @@ class AnthropicAdapter(TypedEventAdapter):
             reasoning_id = self._new_id("reasoning")
             self._blocks[event.index] = ("redacted_thinking", reasoning_id)
             self._writer.start_reasoning(reasoning_id)
-            self._signatures[event.index] = REDACTED_THINKING_PREFIX + block.data
+            self._signatures[event.index] = block.data
 
     def _block_stop(self, event: Any) -> None:
         block = self._blocks.get(event.index)
@@ -123,7 +124,10 @@ class AnthropicAdapter(TypedEventAdapter):
         elif kind == "tool_use":
             self._writer.end_tool_call(entity_id)
         else:
-            self._writer.end_reasoning(entity_id, self._signatures.get(event.index))
+            # A signature needs no type (what every producer sent before 1.1); redacted data
+            # must go back as its own block type, so it is named.
+            value_type = REDACTED_THINKING if kind == "redacted_thinking" else None
+            self._writer.end_reasoning(entity_id, self._signatures.get(event.index), value_type)
 
     def _usage(self, usage: Any) -> None:
         # message_delta's counts are cumulative: later values replace earlier ones.

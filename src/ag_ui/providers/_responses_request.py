@@ -7,7 +7,8 @@
 * assistant text -> an assistant ``message`` item; each tool call -> a ``function_call`` item;
 * tool messages -> ``function_call_output`` (text, images and files);
 * reasoning messages carrying an encrypted value -> ``reasoning`` items (id, summary,
-  ``encrypted_content``), which reasoning models need back around tool calls; reasoning without
+  ``encrypted_content``; an untyped value or type ``openai.encrypted_content``, never another
+  provider's), which reasoning models need back around tool calls; reasoning without
   one cannot be referenced statelessly and is left out (documented fallback).
 """
 
@@ -47,6 +48,8 @@ from ag_ui.providers._parts import (
 __all__ = ["responses_input", "responses_request", "responses_tools"]
 
 API = "OpenAI Responses"
+ENCRYPTED_CONTENT = "openai.encrypted_content"
+"""The ``encryptedValueType`` of a reasoning item's ``encrypted_content`` (protocol 1.1)."""
 _SUPPORTED = "text, images and files (data, URL or an OpenAI file id)"
 
 
@@ -125,7 +128,12 @@ def responses_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
                     "output": _tool_output(message, where),
                 }
             )
-        elif isinstance(message, ReasoningMessage) and message.encrypted_value:
+        elif (
+            isinstance(message, ReasoningMessage)
+            and message.encrypted_value
+            # Untyped is what this SDK stored before 1.1; another type is another provider's.
+            and message.encrypted_value_type in (None, ENCRYPTED_CONTENT)
+        ):
             summary = [{"type": "summary_text", "text": message.content}] if message.content else []
             items.append(
                 {

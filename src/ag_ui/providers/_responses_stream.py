@@ -9,7 +9,8 @@ end. What becomes what (docs/providers.md has the table):
 * a ``reasoning`` output item -> a reasoning span and message with the item's id; summary text
   (``response.reasoning_summary_text.delta``, parts separated by a blank line) and raw reasoning
   text (``response.reasoning_text.delta``, from open-weight models) -> its content; the item's
-  ``encrypted_content`` -> ``REASONING_ENCRYPTED_VALUE`` (subtype ``message``);
+  ``encrypted_content`` -> ``REASONING_ENCRYPTED_VALUE`` (subtype ``message``, type
+  ``openai.encrypted_content``);
 * ``response.completed`` / ``response.incomplete`` -> usage and the stop reason;
   ``response.failed`` and ``error`` events -> ``ProviderError`` (the run's ``RUN_ERROR``).
 
@@ -27,6 +28,7 @@ from ag_ui.core.events import BaseEvent
 from ag_ui.core.token_usage import TokenUsage
 from ag_ui.providers._adapter import TypedEventAdapter
 from ag_ui.providers._failures import code_for, failure, stream_incomplete
+from ag_ui.providers._responses_request import ENCRYPTED_CONTENT
 from ag_ui.providers._usage import usage_counts
 
 __all__ = ["ResponsesAdapter"]
@@ -119,7 +121,9 @@ class ResponsesAdapter(TypedEventAdapter):
             if not self._writer.has_reasoning_text(item.id):
                 summary = "\n\n".join(part.text for part in item.summary or () if part.text)
                 self._writer.reasoning(item.id, summary)
-            self._writer.end_reasoning(item.id, getattr(item, "encrypted_content", None))
+            self._writer.end_reasoning(
+                item.id, getattr(item, "encrypted_content", None), ENCRYPTED_CONTENT
+            )
 
     # -- lifecycle --------------------------------------------------------------------------
 

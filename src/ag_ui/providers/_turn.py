@@ -80,6 +80,7 @@ class _ToolCallState:
 class _ReasoningState:
     content: list[str] = field(default_factory=list)
     encrypted_value: Optional[str] = None
+    encrypted_value_type: Optional[str] = None
     open: bool = True
 
 
@@ -198,15 +199,26 @@ class TurnWriter:
     def has_reasoning_text(self, reasoning_id: str) -> bool:
         return bool(self._reasoning[reasoning_id].content)
 
-    def end_reasoning(self, reasoning_id: str, encrypted_value: Optional[str] = None) -> None:
+    def end_reasoning(
+        self,
+        reasoning_id: str,
+        encrypted_value: Optional[str] = None,
+        encrypted_value_type: Optional[str] = None,
+    ) -> None:
+        """Close a reasoning message, with the provider's artefact and its kind (1.1's
+        ``encryptedValueType``, e.g. ``anthropic.redacted_thinking``) when there is one."""
         state = self._reasoning[reasoning_id]
         if not state.open:
             return
         if encrypted_value:
             state.encrypted_value = encrypted_value
+            state.encrypted_value_type = encrypted_value_type
             self.events.append(
                 ReasoningEncryptedValueEvent(
-                    subtype="message", entity_id=reasoning_id, encrypted_value=encrypted_value
+                    subtype="message",
+                    entity_id=reasoning_id,
+                    encrypted_value=encrypted_value,
+                    encrypted_value_type=encrypted_value_type,
                 )
             )
         self.events.append(ReasoningMessageEndEvent(message_id=reasoning_id))
@@ -249,6 +261,7 @@ class TurnWriter:
                         id=entity_id,
                         content="".join(state.content),
                         encrypted_value=state.encrypted_value,
+                        encrypted_value_type=state.encrypted_value_type,
                     )
                 )
             else:

@@ -4,7 +4,11 @@ A client declares its version in ``RunAgentInput.protocolVersion``; 0.x clients 
 The policy, by the client's version (absent counts as before 1.0, the era such clients come
 from, e.g. Microsoft Agent Framework's ``AGUIChatClient``):
 
-* ``1.0`` or newer: every event as the agent produced it.
+* ``1.1`` or newer: every event as the agent produced it.
+* ``1.0.x`` (``@ag-ui/client`` 1.0.0 declares ``"1.0.0"``): ``encryptedValueType`` (new in 1.1)
+  is removed wherever it sits (REASONING_ENCRYPTED_VALUE, messages and their tool calls in
+  MESSAGES_SNAPSHOT and RUN_STARTED.input), once per run with a ``PeerDowngradeWarning``; such
+  a client would strip it itself, warning its user about "unrecognised material".
 * before 1.0, or absent (the pre-subagent era, ``<= 0.0.57``, what the TypeScript client's
   ``BackwardCompatibility_0_0_57`` shim also targets): ``SUBAGENT_*`` lifecycle events are
   withheld; so are the events a subagent produced (text, tool calls, reasoning, activity, steps
@@ -15,6 +19,8 @@ from, e.g. Microsoft Agent Framework's ``AGUIChatClient``):
 * declared ``<= 0.0.39`` (before content parts): also, messages in ``MESSAGES_SNAPSHOT`` and
   ``RUN_STARTED.input`` carry their text parts' concatenation instead of a list.
 
+Every era before 1.1 gets the ``encryptedValueType`` removal too.
+
 Everything else (reasoning, interrupts and outcomes, activity) is sent as is: those clients
 skip events they do not know. ``AgentEndpoint(downgrade_older_clients=False)`` opts out.
 The pure reshaping is shared with the client's downgrades (``ag_ui.verify._downgrade``).
@@ -23,6 +29,7 @@ The pure reshaping is shared with the client's downgrades (``ag_ui.verify._downg
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any, Optional
 
@@ -31,6 +38,7 @@ from ag_ui.core.decoding import parse_any_event
 from ag_ui.core.events import (
     BaseEvent,
     MessagesSnapshotEvent,
+    ReasoningEncryptedValueEvent,
     RunFinishedEvent,
     RunStartedEvent,
     SubagentErrorEvent,
@@ -38,14 +46,18 @@ from ag_ui.core.events import (
     SubagentStartedEvent,
 )
 from ag_ui.core.types import RunAgentInput
+from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.verify._downgrade import (
     ATTRIBUTION,
     BEFORE_CONTENT_PARTS,
     BEFORE_SUBAGENTS,
+    BEFORE_VALUE_TYPES,
     SUBAGENT_LIFECYCLE,
+    PeerDowngradeWarning,
     flattened_message,
     unattributed,
     unattributed_event,
+    untyped_event,
 )
 
 __all__ = ["client_era", "downgrading_sink"]
@@ -67,13 +79,20 @@ _MAY_CHANGE = (
 )
 
 
+_FIRST_1_0 = (1, 0, 0)
+_EMITTED = "1.0"  # what every downgraded stream is: 1.0 material or less
+# What may carry encryptedValueType, the one change a 1.0.x client needs.
+_MAY_CARRY_VALUE_TYPE = (ReasoningEncryptedValueEvent, MessagesSnapshotEvent, RunStartedEvent)
+
+
 _may_change_by_class: dict[type, bool] = {}
 """Whether events of a class are among ``_MAY_CHANGE`` (a dict lookup: an ``isinstance`` of a
 six-class tuple costs more, once per event)."""
+_may_carry_by_class: dict[type, bool] = {}
 
 
 def _as_it_is(event: BaseEvent) -> bool:
-    """Whether ``event`` goes to an older client unchanged: not a kind a downgrade looks into,
+    """Whether ``event`` goes to a pre-1.0 client unchanged: not a kind a downgrade looks into,
     no attribution."""
     cls = event.__class__
     may_change = _may_change_by_class.get(cls)
@@ -86,6 +105,19 @@ def _as_it_is(event: BaseEvent) -> bool:
     )
 
 
+def _as_it_is_before_1_0(event: BaseEvent) -> bool:
+    return _as_it_is(event) and _as_it_is_for_1_0(event)
+
+
+def _as_it_is_for_1_0(event: BaseEvent) -> bool:
+    """Whether ``event`` goes to a 1.0.x client unchanged: it cannot carry a value type."""
+    cls = event.__class__
+    may_carry = _may_carry_by_class.get(cls)
+    if may_carry is None:
+        may_carry = _may_carry_by_class[cls] = issubclass(cls, _MAY_CARRY_VALUE_TYPE)
+    return not may_carry
+
+
 def _extra_attribution(event: BaseEvent) -> bool:
     """Whether ``subagentRunId`` came as an extra field (an event type that does not declare
     it): the dump would carry it, so the slow path strips it."""
@@ -94,7 +126,8 @@ def _extra_attribution(event: BaseEvent) -> bool:
 
 
 def client_era(declared: Optional[str]) -> Optional[tuple[int, int, int]]:
-    """The version a client's events must fit, or None when it speaks 1.0 (no downgrade).
+    """The version a client's events must fit, or None when it speaks 1.1 or newer (no
+    downgrade).
 
     Absent (0.x clients declare nothing) counts as just before subagents. A declaration this
     server cannot read counts as current: the client claims a version it does not spell.
@@ -105,7 +138,7 @@ def client_era(declared: Optional[str]) -> Optional[tuple[int, int, int]]:
     if match is None:
         return None
     major, minor, patch = (int(part or 0) for part in match.groups())
-    return (major, minor, patch) if (major, minor, patch) < (1, 0, 0) else None
+    return (major, minor, patch) if (major, minor, patch) <= BEFORE_VALUE_TYPES else None
 
 
 def _messages_for(messages: Any, era: tuple[int, int, int]) -> Any:
@@ -121,6 +154,20 @@ def _messages_for(messages: Any, era: tuple[int, int, int]) -> Any:
 def downgraded(event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEvent]:
     """``event`` as a client of ``era`` should get it, or None when it is withheld."""
     kind = event_type_name(event)
+    if era < _FIRST_1_0:
+        before = _before_1_0(kind, event, era)
+        if before is None:
+            return None
+        event, kind = before, event_type_name(before)
+    result: BaseEvent = untyped_event(kind, event)[0]  # type: ignore[arg-type, assignment]
+    if kind == "RUN_STARTED" and getattr(result, "protocol_version", None) == PROTOCOL_VERSION:
+        # A producer that translates declares what it emits (1.1 "Versioning"): the 1.0
+        # stream this client gets, which also spares @ag-ui/client 1.0.0 a "newer" warning.
+        result = result.model_copy(update={"protocol_version": _EMITTED})
+    return result
+
+
+def _before_1_0(kind: str, event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEvent]:
     if kind in SUBAGENT_LIFECYCLE:
         return None
     if (
@@ -144,18 +191,32 @@ def downgraded(event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEven
 
 
 def downgrading_sink(sink: Sink, run_input: RunAgentInput, *, enabled: bool = True) -> Sink:
-    """``sink`` itself for a 1.0 client (or when disabled), else a sink that downgrades first."""
+    """``sink`` itself for a 1.1 client (or when disabled), else a sink that downgrades first."""
     era = client_era(run_input.protocol_version) if enabled else None
     if era is None:
         return sink
     client_era_of_run = era
+    as_it_is = _as_it_is_before_1_0 if era < _FIRST_1_0 else _as_it_is_for_1_0
+    warned: list[bool] = []
 
     async def downgrading(events: list[BaseEvent]) -> None:
-        if all(_as_it_is(event) for event in events):
+        if all(as_it_is(event) for event in events):
             await sink(events)  # nearly every batch (each text delta): nothing to change
             return
         kept = [d for d in (downgraded(e, client_era_of_run) for e in events) if d is not None]
+        if not warned and any(_carries_value_type(e) for e in events):
+            warned.append(True)
+            warnings.warn(
+                "encryptedValueType is left out of this run's events: the client declared "
+                f"protocol {run_input.protocol_version!r}, and the field is new in 1.1",
+                PeerDowngradeWarning,
+                stacklevel=2,
+            )
         if kept:
             await sink(kept)
 
     return downgrading
+
+
+def _carries_value_type(event: BaseEvent) -> bool:
+    return untyped_event(event_type_name(event), event)[1]  # type: ignore[arg-type]

@@ -252,14 +252,24 @@ class RunContext:
             return await span.think(fragments)
 
     async def reasoning_encrypted_value(
-        self, subtype: ReasoningEncryptedValueSubtype, entity_id: str, encrypted_value: str
+        self,
+        subtype: ReasoningEncryptedValueSubtype,
+        entity_id: str,
+        encrypted_value: str,
+        encrypted_value_type: Optional[str] = None,
     ) -> None:
-        """Attach an opaque provider artefact to a message or tool call."""
+        """Attach an opaque provider artefact to a message or tool call.
+
+        ``encrypted_value_type`` (protocol 1.1) names the kind of artefact, prefixed with the
+        provider that gives it meaning (``"anthropic.redacted_thinking"``); clients store it
+        with the value and send both back.
+        """
         await self._emit_event(
             ReasoningEncryptedValueEvent(
                 subtype=subtype,
                 entity_id=entity_id,
                 encrypted_value=encrypted_value,
+                encrypted_value_type=encrypted_value_type,
                 subagent_run_id=self.subagent_run_id,
             )
         )

@@ -18,6 +18,7 @@ would be re-printed by the server and parsed twice on the client.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Optional, TypeVar
@@ -28,6 +29,7 @@ from pydantic import TypeAdapter
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
+from ag_ui.store._message_load import messages_from_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -148,11 +150,12 @@ class PostgresThreadStore(ThreadStore):
     """Threads in a PostgreSQL database (``postgresql://user:password@host:port/dbname``, any
     libpq URL); the tables are created on first use.
 
-    Bounds: a connection attempt gives up after ``connect_timeout`` seconds, and every call
-    returns or raises ``StoreUnavailableError`` within ``timeout`` seconds (waiting for a free
-    pooled connection included). The pool holds ``min_size`` to ``max_size`` connections; after
-    the database comes back from an outage, psycopg_pool reconnects with backoff (1, 2, 4 s
-    and so on between attempts), so the first calls after a long outage may still fail.
+    Bounds: a connection attempt gives up after ``connect_timeout`` seconds (rounded up to
+    whole seconds, at least 2, as libpq does), and every call returns or raises
+    ``StoreUnavailableError`` within ``timeout`` seconds (waiting for a free pooled connection
+    included). The pool holds ``min_size`` to ``max_size`` connections; after the database
+    comes back from an outage, psycopg_pool reconnects with backoff (1, 2, 4 s and so on
+    between attempts), so the first calls after a long outage may still fail.
     """
 
     def __init__(
@@ -170,9 +173,15 @@ class PostgresThreadStore(ThreadStore):
                 f"timeout and connect_timeout must be positive, got {timeout!r} and "
                 f"{connect_timeout!r}"
             )
+        if not 0 <= min_size <= max_size or max_size < 1:
+            raise ValueError(
+                f"the pool needs 0 <= min_size <= max_size and max_size >= 1, got min_size "
+                f"{min_size!r} and max_size {max_size!r}"
+            )
         self.url = url
         self._timeout = timeout
-        self._connect_timeout = connect_timeout
+        # libpq's rule, which psycopg follows: whole seconds, at least 2 (the value messages say).
+        self._connect_timeout = max(2, math.ceil(connect_timeout))
         self._min_size = min_size
         self._max_size = max_size
         self._clock = clock
@@ -201,7 +210,7 @@ class PostgresThreadStore(ThreadStore):
         pool: AsyncConnectionPool[AsyncConnection[tuple[Any, ...]]] = AsyncConnectionPool(
             self.url,
             connection_class=AsyncConnection,
-            kwargs={"autocommit": True, "connect_timeout": max(1, round(self._connect_timeout))},
+            kwargs={"autocommit": True, "connect_timeout": self._connect_timeout},
             min_size=self._min_size,
             max_size=self._max_size,
             timeout=self._timeout,
@@ -284,20 +293,25 @@ class PostgresThreadStore(ThreadStore):
         async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:
             async with db.transaction():
                 # Insert-if-new then lock: two first saves of one id at once both end up
-                # locking the one row, and the second waits for the first to commit.
-                await db.execute(
-                    "INSERT INTO ag_ui_threads VALUES "
-                    "(%s, %s, NULL, %s, %s, %s, 0, 0, 0, '[]', 'null') "
-                    "ON CONFLICT (thread_id) DO NOTHING",
-                    (thread_id, owner, default_title, now, now),
-                )
-                cursor = await db.execute(
-                    "SELECT owner, run_count FROM ag_ui_threads WHERE thread_id = %s FOR UPDATE",
-                    (thread_id,),
-                )
-                row = await cursor.fetchone()
+                # locking the one row, and the second waits for the first to commit. A delete
+                # committed between the two statements leaves no row to lock: insert again, as
+                # a save that came just after the delete would have.
+                for _ in range(3):
+                    await db.execute(
+                        "INSERT INTO ag_ui_threads VALUES "
+                        "(%s, %s, NULL, %s, %s, %s, 0, 0, 0, '[]', 'null') "
+                        "ON CONFLICT (thread_id) DO NOTHING",
+                        (thread_id, owner, default_title, now, now),
+                    )
+                    cursor = await db.execute(
+                        "SELECT owner, run_count FROM ag_ui_threads "
+                        "WHERE thread_id = %s FOR UPDATE",
+                        (thread_id,),
+                    )
+                    row = await cursor.fetchone()
+                    if row is not None:
+                        break
                 if row is None or row[0] != owner:
-                    # None: deleted by another call between the insert and the lock.
                     raise ThreadNotFoundError(thread_id)
                 run_count = row[1]
                 if run is not None:
@@ -357,7 +371,7 @@ class PostgresThreadStore(ThreadStore):
             raise ThreadNotFoundError(thread_id)
         return StoredThread(
             summary=_summary(row),
-            messages=_MESSAGES.validate_json(row[7]),
+            messages=messages_from_json(row[7]),
             state=json.loads(row[8]),
             runs=[
                 RunSummary(

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Optional, TypeVar
 
 import anyio.to_thread
-from pydantic import TypeAdapter
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
+from ag_ui.store._message_load import messages_from_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -39,7 +39,6 @@ from ag_ui.store._thread_cursor import check_limit, decode_cursor, encode_cursor
 
 __all__ = ["SCHEMA_VERSION", "SqliteThreadStore"]
 
-_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _T = TypeVar("_T")
 
 _MIGRATIONS: tuple[str, ...] = (
@@ -280,7 +279,7 @@ class SqliteThreadStore(ThreadStore):
         row, runs = await self._run(work)
         return StoredThread(
             summary=_summary(row),
-            messages=_MESSAGES.validate_json(row[7]),
+            messages=messages_from_json(row[7]),
             state=json.loads(row[8]),
             runs=[
                 RunSummary(

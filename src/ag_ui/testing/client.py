@@ -73,6 +73,7 @@ class AgentClient:
         idle_timeout: Optional[float] = 30.0,
         strict_end: bool = True,
         lifespan: Lifespan = "auto",
+        strict_draft: bool = False,
     ) -> None:
         if (app is None) == (url is None):
             raise TypeError("AgentClient needs an ASGI app or url=, not both")
@@ -90,6 +91,7 @@ class AgentClient:
         self.timeout = timeout
         self.idle_timeout = idle_timeout
         self.strict_end = strict_end
+        self.strict_draft = strict_draft  # the draft specification's rules are findings too
         self._http: Optional[httpx.AsyncClient] = None
 
     # -- resources ------------------------------------------------------------------------------
@@ -289,10 +291,16 @@ class AgentClient:
             input=input, status=response.status_code, headers=response.headers, url=url
         )
         strict_end = self.strict_end and stop_after is None
+        draft = self.strict_draft
         grader = (
-            StreamGrader(messages=input.messages, state=input.state, strict_end=strict_end)
+            StreamGrader(
+                messages=input.messages,
+                state=input.state,
+                strict_end=strict_end,
+                strict_draft=draft,
+            )
             if input is not None
-            else StreamGrader(strict_end=strict_end)
+            else StreamGrader(strict_end=strict_end, strict_draft=draft)
         )
         if before is not None:
             result.events = list(before.events)

@@ -156,6 +156,7 @@ class StreamGrader:
         messages: Iterable[Any] = (),
         state: Any = _EMPTY_STATE,
         strict_end: bool = True,
+        strict_draft: bool = False,
     ) -> None:
         if state is _EMPTY_STATE:
             state = {}
@@ -170,6 +171,7 @@ class StreamGrader:
             strict_end=strict_end,
             on_patch_error=self._patch_failed,
             on_tool_arguments=self._tool_arguments,
+            strict_draft=strict_draft,
         )
 
     @property

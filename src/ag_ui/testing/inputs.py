@@ -31,7 +31,7 @@ def build_input(
     parent_run_id: Optional[str] = None,
 ) -> RunAgentInput:
     """A ``RunAgentInput``: ``messages`` (models or wire dicts), then ``message`` as a new user
-    message; fresh UUIDs for missing ids; ``protocolVersion`` 1.0."""
+    message; fresh UUIDs for missing ids; ``protocolVersion`` as ``PROTOCOL_VERSION``."""
     wire_messages = [wire(m) for m in messages if wire(m).get("role") != "activity"]
     if message is not None:
         wire_messages.append(

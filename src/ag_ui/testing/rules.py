@@ -5,7 +5,8 @@ Two families:
 
 * **Stream rules** judge one event stream. The sequence rules keep the verifier's codes
   (PROTOCOL.md §5: ``R1``-``R4``, ``N1``-``N7``, ``T1``-``T3``, ``C1``-``C3``, ``S1``-``S3``,
-  ``G1``-``G4``, ``A1``-``A6``, ``O1``-``O3``, ``F1``-``F6``; chunk expansion ``X0``-``X3``;
+  ``G1``-``G4``, ``A1``-``A6``, ``O1``-``O3``, ``F1``-``F6``; the draft rules ``D1``-``D3``
+  (under ``strict_draft``); chunk expansion ``X0``-``X3``;
   ``END`` for the strict end); the others are dotted names (``wire.frame``,
   ``tool.args-json``, ``state.patch``, ...).
 * **Scenario rules** judge what ``agui validate`` does across runs (``history.refused``,
@@ -279,6 +280,22 @@ _CATALOGUE: tuple[Rule, ...] = (
         "RUN_FINISHED with a subagent still active",
         "Finish every subagent (SUBAGENT_FINISHED or SUBAGENT_ERROR) before RUN_FINISHED.",
         ("AGUI604",),
+    ),
+    # -- the draft specification (fatal only under strict_draft / --strict-draft) ---------------
+    Rule(
+        "D1",
+        "RUN_FINISHED names another run or thread than its RUN_STARTED (draft rule)",
+        "Close each run with the runId and threadId its RUN_STARTED carried.",
+    ),
+    Rule(
+        "D2",
+        "a second run in one stream is on another thread (draft rule)",
+        "Keep every run of one response on the input's threadId.",
+    ),
+    Rule(
+        "D3",
+        "two interrupts in one outcome share an id (draft rule)",
+        "Give each interrupt of a RUN_FINISHED outcome its own id.",
     ),
     # -- chunk expansion (§6.3) -----------------------------------------------------------------
     Rule("X0", "a chunk reached the reducer unexpanded", "Expand *_CHUNK events before applying."),

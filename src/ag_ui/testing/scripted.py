@@ -207,9 +207,9 @@ class ScriptedAgent:
     # -- serving ------------------------------------------------------------------------------
 
     async def __call__(self, run_input: RunAgentInput, ctx: Any) -> AsyncIterator[BaseEvent]:
-        """The agent function: ``create_app(scripted)``. The server toolkit speaks 1.0 only, so
-        removed ``THINKING_*`` events of a legacy recording go out as their REASONING_*
-        translation (``raw_app()`` sends them as recorded)."""
+        """The agent function: ``create_app(scripted)``. The server toolkit sends only events
+        of 1.0 and later, so removed ``THINKING_*`` events of a legacy recording go out as
+        their REASONING_* translation (``raw_app()`` sends them as recorded)."""
         translator = CompatibilityTranslator()
         async for event in self.stream(run_input):
             translated = translator.translate(event)

@@ -26,6 +26,8 @@ from ag_ui.verify._chunk_streams import ChunkTransformWarning
 from ag_ui.verify._chunks import ChunkExpander
 from ag_ui.verify._compact import compact_events
 from ag_ui.verify._compat import CompatibilityTranslator, CompatibilityWarning
+from ag_ui.verify._draft_rules import DraftRuleWarning
+from ag_ui.verify._enforce import UnrecognisedMaterialWarning
 from ag_ui.verify._forward import ForwardCompatibilityWarning
 from ag_ui.verify._nulls import reject_optional_nulls
 from ag_ui.verify._stream import verify_events
@@ -39,12 +41,14 @@ __all__ = [
     "ChunkTransformWarning",
     "CompatibilityTranslator",
     "CompatibilityWarning",
+    "DraftRuleWarning",
     "EventSequenceError",
     "EventVerifier",
     "ForwardCompatibilityWarning",
     "ProtocolError",
     "StreamVerifier",
     "ToolArgumentsWarning",
+    "UnrecognisedMaterialWarning",
     "UnterminatedRunError",
     "compact_events",
     "reject_optional_nulls",

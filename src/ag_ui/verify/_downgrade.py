@@ -17,16 +17,22 @@ __all__ = [
     "ATTRIBUTION",
     "BEFORE_CONTENT_PARTS",
     "BEFORE_SUBAGENTS",
+    "BEFORE_VALUE_TYPES",
     "SUBAGENT_LIFECYCLE",
+    "VALUE_TYPE",
     "PeerDowngradeWarning",
     "flattened_message",
     "unattributed",
     "unattributed_event",
     "unattributed_list",
+    "untyped_event",
+    "untyped_messages",
 ]
 
 BEFORE_SUBAGENTS = (0, 0, 57)
 BEFORE_CONTENT_PARTS = (0, 0, 39)
+BEFORE_VALUE_TYPES = (1, 0, 999)  # every 1.0.x: encryptedValueType is new in 1.1
+VALUE_TYPE = "encryptedValueType"
 SUBAGENT_LIFECYCLE = frozenset({"SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"})
 ATTRIBUTION = "subagentRunId"
 
@@ -88,8 +94,56 @@ def flattened_message(message: dict[str, Any], *, stacklevel: int = 3) -> dict[s
     if dropped:
         warnings.warn(
             f"message {message.get('id')!r} loses its {', '.join(dropped)} part(s): the peer "
-            "speaks a protocol before content parts, which only carries text",
+            "speaks a protocol before content parts, which only carries text (the downgrade "
+            "DROPS non-text parts)",
             PeerDowngradeWarning,
             stacklevel=stacklevel,
         )
     return {**message, "content": "".join(p["text"] for p in content if _is_text_part(p))}
+
+
+def _untyped(item: Any) -> tuple[Any, bool]:
+    """A message or tool call without ``encryptedValueType`` (its calls' too), and whether it
+    had one."""
+    if not isinstance(item, dict):
+        return item, False
+    changed = VALUE_TYPE in item
+    result = {key: value for key, value in item.items() if key != VALUE_TYPE} if changed else item
+    calls = item.get("toolCalls")
+    if isinstance(calls, list):
+        pairs = [_untyped(call) for call in calls]
+        if any(nested for _, nested in pairs):
+            result = {**result, "toolCalls": [call for call, _ in pairs]}
+            changed = True
+    return result, changed
+
+
+def untyped_messages(messages: Any) -> tuple[Any, bool]:
+    if not isinstance(messages, list):
+        return messages, False
+    pairs = [_untyped(message) for message in messages]
+    return [message for message, _ in pairs], any(changed for _, changed in pairs)
+
+
+def untyped_event(kind: str, event: AnyEvent) -> tuple[AnyEvent, bool]:
+    """``event`` without ``encryptedValueType`` anywhere (for a 1.0 peer), and whether it
+    had one: on REASONING_ENCRYPTED_VALUE, on MESSAGES_SNAPSHOT and RUN_STARTED.input
+    messages and their tool calls."""
+    if kind == "REASONING_ENCRYPTED_VALUE":
+        if getattr(event, "encrypted_value_type", None) is None:
+            return event, False
+        wire = event.model_dump(by_alias=True, mode="json")
+        del wire[VALUE_TYPE]
+        return parse_any_event(wire), True
+    if kind == "MESSAGES_SNAPSHOT":
+        wire = event.model_dump(by_alias=True, mode="json")
+        wire["messages"], changed = untyped_messages(wire.get("messages"))
+        return (parse_any_event(wire), True) if changed else (event, False)
+    if kind == "RUN_STARTED" and getattr(event, "input", None) is not None:
+        wire = event.model_dump(by_alias=True, mode="json")
+        messages, changed = untyped_messages(wire["input"].get("messages"))
+        if not changed:
+            return event, False
+        wire["input"] = {**wire["input"], "messages": messages}
+        return parse_any_event(wire), True
+    return event, False

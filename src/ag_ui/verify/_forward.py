@@ -41,8 +41,16 @@ def known_operations(operations: Sequence[Any], event_type: str) -> Sequence[Any
     unknown = sorted(
         {str(op.get("op")) for op in operations if op.get("op") not in KNOWN_PATCH_OPS}
     )
+    # The paths name the operations as @ag-ui/client's "removed unrecognised material" does.
+    field = "patch" if event_type == "ACTIVITY_DELTA" else "delta"
+    paths = [
+        f"/{field}/{index}"
+        for index, op in enumerate(operations)
+        if op.get("op") not in KNOWN_PATCH_OPS
+    ]
     warn_unknown(
         f"{event_type}: skipped {len(operations) - len(kept)} JSON Patch operation(s) of unknown "
-        f"op {', '.join(repr(name) for name in unknown)}; the rest of the patch applies"
+        f"op {', '.join(repr(name) for name in unknown)}; the rest of the patch applies "
+        f"(removed {', '.join(paths)})"
     )
     return kept

@@ -16,7 +16,7 @@ from ag_ui.core.deprecated import BinaryInputContent
 from ag_ui.core.types import AudioPart, DataSource, DocumentPart, ImagePart, UrlSource, VideoPart
 from ag_ui.verify._nulls import explicit_null
 
-__all__ = ["convert_binary_part", "upgrade_messages"]
+__all__ = ["convert_binary_part", "upgrade_message_dict", "upgrade_messages"]
 
 _MEDIA = (ImagePart, AudioPart, VideoPart, DocumentPart)
 
@@ -96,3 +96,40 @@ def upgrade_messages(
                 changed = True
         result.append(message)
     return result if changed else None
+
+
+def _wire_media_part(part: Any) -> Any:
+    """The wire media part a wire ``binary`` part becomes; the part itself if it has only an
+    id (or is not a ``binary`` part we can read)."""
+    mime = part.get("mimeType")
+    if part.get("type") != "binary" or not isinstance(mime, str):
+        return part
+    kind = next(
+        (name for name in ("image", "audio", "video") if mime.startswith(f"{name}/")), "document"
+    )
+    if isinstance(part.get("data"), str) and part["data"]:
+        source = {"type": "data", "value": part["data"], "mimeType": mime}
+    elif isinstance(part.get("url"), str) and part["url"]:
+        source = {"type": "url", "value": part["url"], "mimeType": mime}
+    else:
+        return part
+    upgraded: dict[str, Any] = {"type": kind, "source": source}
+    if part.get("filename"):
+        upgraded["metadata"] = {"filename": part["filename"]}
+    return upgraded
+
+
+def upgrade_message_dict(message: Any) -> Any:
+    """A wire message whose legacy ``binary`` parts are media parts, before it is validated.
+
+    What a client sends is upgraded silently whatever the peer (``@ag-ui/client`` 1.1 does the
+    same on every outgoing run), so a legacy part in the application's own messages costs no
+    ``BinaryInputContent`` and no deprecation warning; the same message when nothing changes.
+    """
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list) or not any(
+        isinstance(part, dict) and part.get("type") == "binary" for part in content
+    ):
+        return message
+    parts = [_wire_media_part(part) if isinstance(part, dict) else part for part in content]
+    return {**message, "content": parts}

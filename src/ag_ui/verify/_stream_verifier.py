@@ -1,4 +1,4 @@
-"""``StreamVerifier``: compatibility -> null checks -> chunk expansion -> verification, sans-IO.
+"""``StreamVerifier``: compatibility, enforcement, null checks, chunks, verification (sans-IO).
 
 These are the stages every consumer of an event stream runs before it uses an event, in the
 TypeScript client's order (PROTOCOL.md §6.1): legacy shapes are translated first, optional
@@ -22,6 +22,7 @@ from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.events import Event
 from ag_ui.verify._chunks import ChunkExpander
 from ag_ui.verify._compat import CompatibilityTranslator
+from ag_ui.verify._enforce import enforce as _enforce
 from ag_ui.verify._nulls import reject_optional_nulls
 from ag_ui.verify._verifier import EventVerifier
 
@@ -47,7 +48,10 @@ class StreamVerifier:
     runs the sequence verifier (``EventVerifier``; off, the events are only expanded);
     ``strict_end`` makes ``finish()`` refuse a stream that stopped inside a run;
     ``on_tool_arguments`` is told about tool-call arguments that are not JSON (default: a
-    ``ToolArgumentsWarning``; see ``EventVerifier``).
+    ``ToolArgumentsWarning``; see ``EventVerifier``); ``enforce`` (default: as
+    ``compatibility``) strips unrecognised material with an ``UnrecognisedMaterialWarning``
+    and refuses a JSON Patch path that is not a JSON Pointer (``ag_ui.verify._enforce``);
+    ``strict_draft`` makes the draft specification's rules fatal (default: warnings).
 
     Errors are the stages' own: ``AGUIValidationError`` for a forbidden null,
     ``ChunkExpansionError``, ``EventSequenceError``, ``UnterminatedRunError``. After one, the
@@ -71,7 +75,12 @@ class StreamVerifier:
         id_factory: Optional[Callable[[], str]] = None,
         observer: Optional[StageObserver] = None,
         on_tool_arguments: Optional[Callable[[str], None]] = None,
+        enforce: Optional[bool] = None,
+        strict_draft: bool = False,
     ) -> None:
+        # A consumer of received events enforces; a producer's own guard (compatibility off)
+        # passes its events on as they were built.
+        self.enforce = compatibility if enforce is None else enforce
         self.compatibility = (
             CompatibilityTranslator(id_factory=id_factory) if compatibility else None
         )
@@ -81,6 +90,7 @@ class StreamVerifier:
                 strict_end=strict_end,
                 null_checks=null_checks,
                 on_tool_arguments=on_tool_arguments,
+                strict_draft=strict_draft,
             )
             if verify
             else None
@@ -100,6 +110,8 @@ class StreamVerifier:
         yet: ``check`` each, in order, before using it."""
         # Without compatibility the caller feeds 1.0 events (a producer's own), as documented.
         translated = cast(Event, event) if self._translate is None else self._translate(event)
+        if self.enforce:
+            translated = _enforce(translated, stacklevel=3)
         if self.null_checks:
             reject_optional_nulls(translated)
         self._translated = translated

@@ -22,6 +22,8 @@ from ag_ui.core.events import (
     RunStartedEvent,
 )
 from ag_ui.core.outcomes import UnknownOutcome
+from ag_ui.verify._draft_rules import DraftRules
+from ag_ui.verify._encrypted_types import check_encrypted_value_types
 from ag_ui.verify._forward import warn_unknown
 from ag_ui.verify._handlers import Handlers
 from ag_ui.verify._nulls import check_message_nulls, explicit_null, null_error
@@ -42,6 +44,9 @@ class EventVerifier(Handlers):
     Tool-call arguments that are not JSON are legal (as for the TypeScript client) but said:
     ``on_tool_arguments`` gets the message (default: a ``ToolArgumentsWarning``).
 
+    The draft specification's rules (``D1``-``D3``: ``ag_ui.verify._draft_rules``) warn with
+    ``DraftRuleWarning``; ``strict_draft=True`` makes them ``EventSequenceError``.
+
     ``null_checks`` applies §5.2 to fields given explicitly as ``null``/``None``. Keep it on for
     events parsed from the wire; a Python producer passing ``subagent_run_id=None`` (which is
     serialized as absent anyway) may turn it off.
@@ -59,8 +64,10 @@ class EventVerifier(Handlers):
         strict_end: bool = True,
         null_checks: bool = True,
         on_tool_arguments: Optional[Callable[[str], None]] = None,
+        strict_draft: bool = False,
     ) -> None:
         self.strict_end = strict_end
+        self.draft = DraftRules(strict=strict_draft)
         self.null_checks = null_checks
         self.on_tool_arguments = on_tool_arguments or warn_tool_arguments
         self.owners = Owners()
@@ -185,6 +192,7 @@ class EventVerifier(Handlers):
     # -- RUN_* and MESSAGES_SNAPSHOT --------------------------------------------------------
 
     def _run_started_event(self, event: RunStartedEvent) -> None:
+        self.draft.run_started(event)
         self._run_started = True
         run_input = getattr(event, "input", None)
         messages = getattr(run_input, "messages", None) if run_input is not None else None
@@ -196,12 +204,14 @@ class EventVerifier(Handlers):
         messages = getattr(event, "messages", None)
         if self.null_checks:
             check_message_nulls("MESSAGES_SNAPSHOT", messages)
+        check_encrypted_value_types("MESSAGES_SNAPSHOT", messages)
         self.owners.seed(messages, authoritative=True)
 
     def _run_error(self, event: RunErrorEvent) -> None:
         self._run_errored = True
 
     def _run_finished_event(self, event: RunFinishedEvent) -> None:
+        self.draft.run_finished(event)
         outcome = event.outcome
         if isinstance(outcome, UnknownOutcome):  # kept, warned about, counts as none
             warn_unknown(f"RUN_FINISHED: outcome type {outcome.type!r} is not one this SDK knows")

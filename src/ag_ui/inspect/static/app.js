@@ -273,6 +273,35 @@ $("new-thread").addEventListener("click", async () => {
   if (session) follow(session.id);
 });
 
+// Threads the agent keeps (an AgentEndpoint with a thread store): list them, open one; the
+// opened thread is a live conversation that starts by restoring it (HttpAgent.load_thread).
+$("stored-threads").addEventListener("click", async () => {
+  const list = $("stored-list");
+  const opening = list.hidden;
+  list.hidden = !opening;
+  $("stored-threads").setAttribute("aria-expanded", String(opening));
+  if (!opening) return;
+  clear(list).append(h("p", {class: "muted"}, "Loading…"));
+  let answer;
+  try {
+    answer = await api("/api/stored-threads");
+  } catch (error) { showError(error); list.hidden = true; return; }
+  clear(list);
+  if (!answer.available) { list.append(h("p", {class: "muted"}, answer.reason)); return; }
+  if (!answer.threads.length) { list.append(h("p", {class: "muted"}, "No stored threads yet.")); return; }
+  for (const thread of answer.threads) {
+    const when = new Date(thread.updatedAt * 1000).toLocaleString();
+    list.append(h("button", {type: "button", class: "stored-thread", "data-thread-id": thread.threadId,
+      title: `${thread.threadId} · updated ${when}`, onclick: async () => {
+        list.hidden = true;
+        $("stored-threads").setAttribute("aria-expanded", "false");
+        const session = await api("/api/stored-threads", {threadId: thread.threadId, title: thread.title || null}).catch(showError);
+        if (session) follow(session.id);
+      }}, h("strong", {}, thread.title || "(untitled)"),
+      h("span", {class: "muted"}, ` ${thread.messageCount} messages · ${thread.runCount} runs · ${when}`)));
+  }
+});
+
 function skeleton(schema) {
   if (!schema || typeof schema !== "object") return {};
   if (schema.type === "object") {

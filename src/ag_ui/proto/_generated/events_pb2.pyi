@@ -446,18 +446,20 @@ class ReasoningEndEvent(_message.Message):
     def __init__(self, base_event: _Optional[_Union[BaseEvent, _Mapping]] = ..., subagent_run_id: _Optional[str] = ..., message_id: _Optional[str] = ...) -> None: ...
 
 class ReasoningEncryptedValueEvent(_message.Message):
-    __slots__ = ("base_event", "subagent_run_id", "subtype", "entity_id", "encrypted_value")
+    __slots__ = ("base_event", "subagent_run_id", "subtype", "entity_id", "encrypted_value", "encrypted_value_type")
     BASE_EVENT_FIELD_NUMBER: _ClassVar[int]
     SUBAGENT_RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SUBTYPE_FIELD_NUMBER: _ClassVar[int]
     ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
     ENCRYPTED_VALUE_FIELD_NUMBER: _ClassVar[int]
+    ENCRYPTED_VALUE_TYPE_FIELD_NUMBER: _ClassVar[int]
     base_event: BaseEvent
     subagent_run_id: str
     subtype: str
     entity_id: str
     encrypted_value: str
-    def __init__(self, base_event: _Optional[_Union[BaseEvent, _Mapping]] = ..., subagent_run_id: _Optional[str] = ..., subtype: _Optional[str] = ..., entity_id: _Optional[str] = ..., encrypted_value: _Optional[str] = ...) -> None: ...
+    encrypted_value_type: str
+    def __init__(self, base_event: _Optional[_Union[BaseEvent, _Mapping]] = ..., subagent_run_id: _Optional[str] = ..., subtype: _Optional[str] = ..., entity_id: _Optional[str] = ..., encrypted_value: _Optional[str] = ..., encrypted_value_type: _Optional[str] = ...) -> None: ...
 
 class SubagentStartedEvent(_message.Message):
     __slots__ = ("base_event", "subagent_run_id", "name", "description", "parent_subagent_run_id", "parent_tool_call_id", "parent_message_id")

@@ -108,7 +108,7 @@ class InputContent(_message.Message):
     def __init__(self, text: _Optional[_Union[TextInputPart, _Mapping]] = ..., image: _Optional[_Union[ImageInputPart, _Mapping]] = ..., audio: _Optional[_Union[AudioInputPart, _Mapping]] = ..., video: _Optional[_Union[VideoInputPart, _Mapping]] = ..., document: _Optional[_Union[DocumentInputPart, _Mapping]] = ...) -> None: ...
 
 class ToolCall(_message.Message):
-    __slots__ = ("id", "type", "function", "metadata", "encrypted_value")
+    __slots__ = ("id", "type", "function", "metadata", "encrypted_value", "encrypted_value_type")
     class Function(_message.Message):
         __slots__ = ("name", "arguments")
         NAME_FIELD_NUMBER: _ClassVar[int]
@@ -121,15 +121,17 @@ class ToolCall(_message.Message):
     FUNCTION_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     ENCRYPTED_VALUE_FIELD_NUMBER: _ClassVar[int]
+    ENCRYPTED_VALUE_TYPE_FIELD_NUMBER: _ClassVar[int]
     id: str
     type: str
     function: ToolCall.Function
     metadata: _struct_pb2.Struct
     encrypted_value: str
-    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., function: _Optional[_Union[ToolCall.Function, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., encrypted_value: _Optional[str] = ...) -> None: ...
+    encrypted_value_type: str
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., function: _Optional[_Union[ToolCall.Function, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., encrypted_value: _Optional[str] = ..., encrypted_value_type: _Optional[str] = ...) -> None: ...
 
 class Message(_message.Message):
-    __slots__ = ("id", "role", "content", "name", "tool_calls", "tool_call_id", "error", "content_parts", "metadata", "subagent_run_id", "encrypted_value", "activity_type", "activity_content")
+    __slots__ = ("id", "role", "content", "name", "tool_calls", "tool_call_id", "error", "content_parts", "metadata", "subagent_run_id", "encrypted_value", "activity_type", "activity_content", "encrypted_value_type")
     ID_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +145,7 @@ class Message(_message.Message):
     ENCRYPTED_VALUE_FIELD_NUMBER: _ClassVar[int]
     ACTIVITY_TYPE_FIELD_NUMBER: _ClassVar[int]
     ACTIVITY_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    ENCRYPTED_VALUE_TYPE_FIELD_NUMBER: _ClassVar[int]
     id: str
     role: str
     content: str
@@ -156,7 +159,8 @@ class Message(_message.Message):
     encrypted_value: str
     activity_type: str
     activity_content: _struct_pb2.Struct
-    def __init__(self, id: _Optional[str] = ..., role: _Optional[str] = ..., content: _Optional[str] = ..., name: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., error: _Optional[str] = ..., content_parts: _Optional[_Iterable[_Union[InputContent, _Mapping]]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., subagent_run_id: _Optional[str] = ..., encrypted_value: _Optional[str] = ..., activity_type: _Optional[str] = ..., activity_content: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    encrypted_value_type: str
+    def __init__(self, id: _Optional[str] = ..., role: _Optional[str] = ..., content: _Optional[str] = ..., name: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., error: _Optional[str] = ..., content_parts: _Optional[_Iterable[_Union[InputContent, _Mapping]]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., subagent_run_id: _Optional[str] = ..., encrypted_value: _Optional[str] = ..., activity_type: _Optional[str] = ..., activity_content: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., encrypted_value_type: _Optional[str] = ...) -> None: ...
 
 class Tool(_message.Message):
     __slots__ = ("name", "description", "parameters", "metadata")

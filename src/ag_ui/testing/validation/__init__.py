@@ -57,12 +57,19 @@ SCENARIOS: dict[str, ScenarioFunction] = {
 """Every scenario by name, in the order they run (later ones use what earlier ones saw)."""
 
 
-def _client(target: Any, headers: Optional[Mapping[str, str]], idle_timeout: float) -> AgentClient:
+def _client(
+    target: Any, headers: Optional[Mapping[str, str]], idle_timeout: float, strict_draft: bool
+) -> AgentClient:
     if isinstance(target, AgentClient):
         return target
+    options: dict[str, Any] = {
+        "headers": headers,
+        "idle_timeout": idle_timeout,
+        "strict_draft": strict_draft,
+    }
     if isinstance(target, str):
-        return AgentClient(url=target, headers=headers, idle_timeout=idle_timeout)
-    return AgentClient(target, headers=headers, idle_timeout=idle_timeout)
+        return AgentClient(url=target, **options)
+    return AgentClient(target, **options)
 
 
 async def validate(
@@ -74,13 +81,16 @@ async def validate(
     headers: Optional[Mapping[str, str]] = None,
     idle_timeout: float = 30.0,
     concurrency: int = 4,
+    strict_draft: bool = False,
 ) -> Report:
     """Run ``scenarios`` (default: all) against ``target``; see the module docstring.
 
     ``message`` is the first user message of every conversation; ``messages`` gives a scenario
     its own (``{"tools": "frontend call", "interrupt": "book a table"}``): the tools scenario
     otherwise asks for its tool in words, the interrupt scenario otherwise resumes the first
-    interrupt another scenario met. Raises ``ValueError`` for an unknown scenario name and
+    interrupt another scenario met. ``strict_draft`` grades the draft specification's rules as
+    violations (``D1``-``D3``; an ``AgentClient`` given as ``target`` keeps its own setting).
+    Raises ``ValueError`` for an unknown scenario name and
     ``TransportError`` when the endpoint cannot be reached at all."""
     names = list(scenarios) if scenarios else list(SCENARIOS)
     unknown = [name for name in [*names, *(messages or {})] if name not in SCENARIOS]
@@ -88,7 +98,7 @@ async def validate(
         raise ValueError(
             f"unknown scenario {unknown[0]!r}; the scenarios are: {', '.join(SCENARIOS)}"
         )
-    client = _client(target, headers, idle_timeout)
+    client = _client(target, headers, idle_timeout, strict_draft)
     report = Report(target=client.url if not isinstance(target, str) else target)
     async with client:
         await client.request("OPTIONS")  # raises TransportError when nothing answers
