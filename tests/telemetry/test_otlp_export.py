@@ -1,5 +1,6 @@
-"""``agui demo --otel`` exports OTLP/HTTP protobuf to the endpoint ``OTEL_*`` names, received
-by a real local HTTP receiver (``otlp_receiver``: no collector installs here)."""
+"""``agui demo --otel`` and ``agui serve --otel`` export OTLP/HTTP protobuf to the endpoint
+``OTEL_*`` names, received by a real local HTTP receiver (``otlp_receiver``: no collector
+installs here)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.providers.fake_provider import CHAT, FakeProvider, Reply
 from tests.telemetry.otlp_receiver import OtlpReceiver
 
 AGUI = [sys.executable, "-m", "ag_ui"]
@@ -72,3 +74,42 @@ def test_agui_demo_otel_exports_spans_and_metrics_over_otlp_http(tmp_path: Path)
     service = {item.key: item.value.string_value for item in resource.resource.attributes}
     assert service["service.name"] == "demo-under-test"
     assert {"ag_ui.run.duration", "ag_ui.runs.active"} <= receiver.metric_names()
+
+
+def test_agui_serve_otel_exports_the_model_call_with_its_content_when_asked(
+    tmp_path: Path,
+) -> None:
+    with FakeProvider() as fake, OtlpReceiver() as receiver:
+        fake.queue(CHAT, Reply.sse("openai_chat_text.sse"))
+        env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url}
+        command = ["serve", "--model", "openai:llama3.2", "--base-url", fake.openai_url]
+        process = subprocess.Popen(
+            [*AGUI, *command, "--port", "0", "--otel", "--otel-content"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        try:
+            url = _wait_for_url(process)
+            body = {
+                "threadId": "thread-serve",
+                "runId": "run-serve",
+                "messages": [{"id": "u1", "role": "user", "content": "hi"}],
+                "tools": [],
+                "context": [],
+            }
+            httpx.post(url, json=body, timeout=30).raise_for_status()
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=30)
+    names = sorted(span.name for span in receiver.spans())
+    assert names == ["chat llama3.2", "invoke_agent ModelAgent"]
+    [chat] = [span for span in receiver.spans() if span.name == "chat llama3.2"]
+    attributes = {item.key: item.value for item in chat.attributes}
+    assert attributes["gen_ai.provider.name"].string_value == "openai"
+    assert attributes["gen_ai.input.messages"].string_value == (
+        '[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]'
+    )
+    assert "Hello from the model." in attributes["gen_ai.output.messages"].string_value
