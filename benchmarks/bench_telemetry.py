@@ -11,8 +11,9 @@ modes alternate for ``--rounds`` rounds and the best of each is kept.
 
     .venv/bin/python benchmarks/bench_telemetry.py [--events 20000] [--runs 300] [--rounds 5]
 
-``--instructions`` counts instructions with callgrind instead (valgrind; the whole ASGI app in
-one process, no socket), which the machine's load does not change.
+``--instructions`` counts instructions with callgrind instead (valgrind): the run path in one
+process (``run_agent``, the guard and verifier, SSE encoding, telemetry wired as the endpoint
+wires it, no socket), which the machine's load does not change.
 """
 
 from __future__ import annotations
@@ -88,52 +89,58 @@ def serve(mode: str, port: int) -> None:
 
 
 def instruction_worker(mode: str, events: int, loops: int) -> None:
-    """``loops`` runs of ``events`` events through the whole ASGI app in this process (no
-    socket: ``receive`` hands over the body, ``send`` drops the frames), for callgrind."""
-    import json
-
+    """``loops`` runs of ``events`` events through ``run_agent`` (guard, verifier) into an SSE
+    encoding sink, wired as ``AgentEndpoint`` wires a 1.0 client's run: with telemetry on, the
+    run span is current and the sink observes each batch. No socket and no response task: the
+    full ASGI path batches by timing (the writer takes what is queued), which callgrind's
+    slowness changes, so its counts are not steady."""
     import anyio
 
     app = make_app(mode)
-    body = json.dumps(
-        {"threadId": "t", "runId": "r", "messages": [], "forwardedProps": {"events": events}}
-    ).encode()
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/agent",
-        "raw_path": b"/agent",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"content-type", b"application/json"), (b"accept", b"text/event-stream")],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 2),
-    }
+    endpoint = app.state.endpoint
+    from ag_ui.core import RunAgentInput
+    from ag_ui.encoder import EventEncoder
+    from ag_ui.server import run_agent
+    from ag_ui.telemetry import _switch
+
+    encode = EventEncoder().encode_sse
+    frames: list[bytes] = []
+    run_input = RunAgentInput(
+        thread_id="t",
+        run_id="r",
+        messages=[],
+        tools=[],
+        context=[],
+        forwarded_props={"events": events},
+    )
+
+    async def encoding_sink(batch: list[Any]) -> None:
+        for event in batch:
+            frames.append(encode(event))
 
     async def one() -> None:
-        delivered = False
-        done = anyio.Event()
+        telemetry = _switch.current
+        if telemetry is None:
+            await run_agent(endpoint.agent, run_input, encoding_sink)
+            return
+        spans = telemetry.start_run(
+            agent_name=endpoint.agent_name, thread_id="t", run_id="r", headers={}
+        )
+        observe = spans.observe
 
-        async def receive() -> dict[str, Any]:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            await done.wait()
-            return {"type": "http.disconnect"}
+        async def observed_encoding_sink(batch: list[Any]) -> None:
+            observe(batch)
+            for event in batch:
+                frames.append(encode(event))
 
-        async def send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.body" and not message.get("more_body"):
-                done.set()
-
-        await app(scope, receive, send)
+        with spans.activate():
+            await run_agent(endpoint.agent, run_input, observed_encoding_sink)
+        spans.close()
 
     async def main() -> None:
         for _ in range(loops):
             await one()
+            frames.clear()
 
     anyio.run(main)
 
@@ -175,7 +182,7 @@ def main_instructions(events: int) -> None:
             2 * (events + 4)
         )
         per_run[mode] = (instructions(mode, 20, 41) - instructions(mode, 20, 1)) / 40
-    print("instructions (callgrind), whole ASGI app in process")
+    print("instructions (callgrind): run_agent into an SSE encoding sink, in process")
     print(f"{'mode':<14} {'per event':>10} {'vs off':>7} {'per 20-event run':>17} {'vs off':>7}")
     for mode in MODES:
         print(
