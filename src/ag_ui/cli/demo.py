@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 from ag_ui.cli._arguments import non_negative_seconds, port
 from ag_ui.cli._otel import add_otel_arguments, exporting
-from ag_ui.cli._thread_store import default_demo_threads, thread_store_url
+from ag_ui.cli._thread_store import default_threads_url, open_for_serving, thread_store_url
 from ag_ui.core._listen import listen
 
 DEFAULT_MESSAGE = "What's the weather in Paris?"
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     url = _url(args.host, port)
     delay = 0.03 if args.delay is None else args.delay
     _quiet_server_log()  # "crash" fails on purpose: one log line, not a traceback
-    threads = None if args.no_threads else (args.threads or default_demo_threads())
+    threads = None if args.no_threads else (args.threads or default_threads_url())
     options = _thread_options(threads)
     if not options:
         threads = None  # none asked for, or the store could not be opened (said above)
@@ -172,20 +172,9 @@ def _has_client() -> bool:
 
 def _thread_options(threads: Optional[str]) -> dict[str, Any]:
     """The endpoint options of a thread store URL: the demo has no authentication, so its
-    (anonymous) caller's threads are served to it. A store that cannot be opened (a read-only
-    home, a database that is down) is said in one line, and the demo runs without it rather
-    than refusing every run."""
-    if threads is None:
-        return {}
-    import anyio
-
-    from ag_ui.store import StoreUnavailableError, open_thread_store
-
-    store = open_thread_store(threads)
-    try:
-        anyio.run(store.ping)
-    except StoreUnavailableError as exc:
-        print(f"agui demo: conversations will not be kept: {exc}", file=sys.stderr)
+    (anonymous) caller's threads are served to it; nothing when the store cannot be opened."""
+    store = open_for_serving(threads, "demo") if threads is not None else None
+    if store is None:
         return {}
     return {"threads": store, "public_thread_history": True}
 

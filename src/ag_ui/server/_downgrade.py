@@ -28,6 +28,7 @@ The pure reshaping is shared with the client's downgrades (``ag_ui.verify._downg
 
 from __future__ import annotations
 
+import logging
 import re
 import warnings
 from collections.abc import Awaitable, Callable
@@ -59,8 +60,11 @@ from ag_ui.verify._downgrade import (
     unattributed_event,
     untyped_event,
 )
+from ag_ui.verify._versions import compare_declared_protocol
 
 __all__ = ["client_era", "downgrading_sink"]
+
+logger = logging.getLogger("ag_ui.server")
 
 Sink = Callable[[list[BaseEvent]], Awaitable[None]]
 
@@ -194,6 +198,7 @@ def downgrading_sink(sink: Sink, run_input: RunAgentInput, *, enabled: bool = Tr
     """``sink`` itself for a 1.1 client (or when disabled), else a sink that downgrades first."""
     era = client_era(run_input.protocol_version) if enabled else None
     if era is None:
+        _note_newer_client(run_input.protocol_version)
         return sink
     client_era_of_run = era
     as_it_is = _as_it_is_before_1_0 if era < _FIRST_1_0 else _as_it_is_for_1_0
@@ -216,6 +221,26 @@ def downgrading_sink(sink: Sink, run_input: RunAgentInput, *, enabled: bool = Tr
             await sink(kept)
 
     return downgrading
+
+
+_NOTED_NEWER: set[str] = set()
+
+
+def _note_newer_client(declared: Optional[str]) -> None:
+    """A client of a newer minor (``"1.2"``) is served as is, never refused (1.1 versioning:
+    a producer serves newer minors of its line); the log says so once per version."""
+    if declared is None or declared == PROTOCOL_VERSION or declared in _NOTED_NEWER:
+        return
+    if compare_declared_protocol(declared) != "newer":
+        return
+    _NOTED_NEWER.add(declared)
+    logger.info(
+        "a client declared protocol %s, newer than this server's %s: served as %s (what it "
+        "adds that this server does not know is ignored)",
+        declared,
+        PROTOCOL_VERSION,
+        PROTOCOL_VERSION,
+    )
 
 
 def _carries_value_type(event: BaseEvent) -> bool:
