@@ -81,8 +81,13 @@ def test_agui_serve_otel_exports_the_model_call_with_its_content_when_asked(
 ) -> None:
     with FakeProvider() as fake, OtlpReceiver() as receiver:
         fake.queue(CHAT, Reply.sse("openai_chat_text.sse"))
-        env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url}
+        env = {
+            **os.environ,
+            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
+            "AGUI_DATA_DIR": str(tmp_path),
+        }
         command = ["serve", "--model", "openai:llama3.2", "--base-url", fake.openai_url]
+        command.append("--no-threads")
         process = subprocess.Popen(
             [*AGUI, *command, "--port", "0", "--otel", "--otel-content"],
             stdout=subprocess.PIPE,
