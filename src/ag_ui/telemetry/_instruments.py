@@ -13,6 +13,7 @@ from importlib import metadata
 from typing import Optional
 
 from opentelemetry import metrics, trace
+from opentelemetry.metrics import Observation
 
 __all__ = ["SCHEMA_URL", "Instruments"]
 
@@ -62,11 +63,19 @@ class Instruments:
             description="Events a run sent",
             explicit_bucket_boundaries_advisory=_COUNTS,
         )
-        self.active_runs = meter.create_up_down_counter(
-            "ag_ui.runs.active", unit="{run}", description="Runs going on"
+        # Runs and streams going on: plain counts, observed when the metrics are collected
+        # (an SDK ``add`` per start and end cost more than the rest of a short run's metrics).
+        self.active_runs = 0
+        self.active_streams = 0
+        meter.create_observable_up_down_counter(
+            "ag_ui.runs.active",
+            callbacks=[lambda options: [Observation(self.active_runs)]],
+            unit="{run}",
+            description="Runs going on",
         )
-        self.active_streams = meter.create_up_down_counter(
+        meter.create_observable_up_down_counter(
             "ag_ui.streams.active",
+            callbacks=[lambda options: [Observation(self.active_streams)]],
             unit="{stream}",
             description="Responses streaming events (runs and reconnects)",
         )

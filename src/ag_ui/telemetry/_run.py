@@ -73,7 +73,7 @@ class RunTelemetry:
         self._outcome: Optional[str] = None
         self._error_code: Optional[str] = None
         self._closed = False
-        instruments.active_runs.add(1)
+        instruments.active_runs += 1
 
     @property
     def trace_id(self) -> str:
@@ -218,7 +218,7 @@ class RunTelemetry:
             attributes["error.type"] = self._error_code
         self._instruments.run_duration.record(time.perf_counter() - self._started, attributes)
         self._instruments.run_events.record(self._events, {"gen_ai.agent.name": self._agent_name})
-        self._instruments.active_runs.add(-1)
+        self._instruments.active_runs -= 1
         self.span.end()
 
 

@@ -66,7 +66,7 @@ class Telemetry:
         return tool_execution(self.instruments, name, call_id, arguments)
 
     def streams(self, delta: int) -> None:
-        self.instruments.active_streams.add(delta)
+        self.instruments.active_streams += delta
 
     def store_call(self, operation: str, seconds: float) -> None:
         self.instruments.store_duration.record(seconds, {"ag_ui.store.operation": operation})
