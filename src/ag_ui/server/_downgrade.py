@@ -15,7 +15,9 @@ from, e.g. Microsoft Agent Framework's ``AGUIChatClient``):
   carrying ``subagentRunId``), which such a client would merge into the parent's reply; state,
   custom and raw events a subagent produced are kept without the attribution; the attribution
   is also removed from ``MESSAGES_SNAPSHOT`` messages (messages of a subagent withheld),
-  ``RUN_STARTED.input`` messages and interrupts.
+  ``RUN_STARTED.input`` messages and interrupts; a success outcome loses
+  ``pendingToolCallIds`` (new in 1.0; such clients validate the outcome strictly and derive
+  the pending calls from the stream).
 * declared ``<= 0.0.39`` (before content parts): also, messages in ``MESSAGES_SNAPSHOT`` and
   ``RUN_STARTED.input`` carry their text parts' concatenation instead of a list.
 
@@ -46,6 +48,7 @@ from ag_ui.core.events import (
     SubagentFinishedEvent,
     SubagentStartedEvent,
 )
+from ag_ui.core.outcomes import RunFinishedSuccessOutcome
 from ag_ui.core.types import RunAgentInput
 from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.verify._downgrade import (
@@ -190,8 +193,20 @@ def _before_1_0(kind: str, event: BaseEvent, era: tuple[int, int, int]) -> Optio
             }
         downgraded_event: BaseEvent = parse_any_event(wire)  # type: ignore[assignment]
         return downgraded_event
+    if kind == "RUN_FINISHED":
+        event = _without_pending_ids(event)
     result: BaseEvent = unattributed_event(kind, event)  # type: ignore[arg-type, assignment]
     return result
+
+
+def _without_pending_ids(event: BaseEvent) -> BaseEvent:
+    """A success outcome without ``pendingToolCallIds`` (new in 1.0): the TypeScript clients
+    before 1.0 validate the outcome strictly and fail the run on the unknown key (CopilotKit
+    1.74's, on ``@ag-ui/client`` 0.0.59, does), and they find the pending calls in the stream."""
+    outcome = getattr(event, "outcome", None)
+    if not isinstance(outcome, RunFinishedSuccessOutcome) or outcome.pending_tool_call_ids is None:
+        return event
+    return event.model_copy(update={"outcome": RunFinishedSuccessOutcome()})
 
 
 def downgrading_sink(sink: Sink, run_input: RunAgentInput, *, enabled: bool = True) -> Sink:
