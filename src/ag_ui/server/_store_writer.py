@@ -81,7 +81,10 @@ class LiveFeed:
         self._batches.append(batch)
         self._size += len(batch.payloads)
         self._bytes += sum(map(len, batch.payloads))
-        if self._size > self._limit or self._bytes > self._byte_limit:
+        # The byte bound counts only what the reader has fallen behind by: a batch alone (one
+        # event larger than the bound, which the store itself may not keep whole) still goes.
+        over_bytes = self._bytes > self._byte_limit and len(self._batches) > 1
+        if self._size > self._limit or over_bytes:
             self._batches.clear()
             self.closed = True
         self._wake()
