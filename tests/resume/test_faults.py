@@ -422,6 +422,13 @@ async def test_a_live_feed_past_its_byte_limit_closes() -> None:
         async for _ in drained.batches():
             break
     assert not drained.closed
+    # One event larger than the bound is not falling behind: it goes to the reader.
+    big = LiveFeed(limit=4096, byte_limit=100)
+    big.push(LiveBatch(1, [b"x" * 500], None, False))
+    assert not big.closed
+    async for batch in big.batches():
+        assert len(batch.payloads[0]) == 500
+        break
 
 
 def test_live_batches_are_framed_from_their_wire_json() -> None:
