@@ -118,7 +118,7 @@ def _message(state: AgentState, message_id: Optional[str]) -> Optional[dict[str,
     if message_id is None:
         return None
     position = state.message_position(message_id)
-    return state.messages[position] if position >= 0 else None
+    return state.message_at(position) if position >= 0 else None
 
 
 def _tool_call(state: AgentState, tool_call_id: str) -> Optional[dict[str, Any]]:
