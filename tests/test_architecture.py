@@ -51,7 +51,8 @@ LAYERS: dict[str, frozenset[str]] = {
     ),
     "ag_ui.tools": frozenset({"ag_ui.core"}),
     "ag_ui.providers": frozenset({"ag_ui.core", "ag_ui.server", "ag_ui.tools"}),
-    "ag_ui.demo": frozenset({"ag_ui.core", "ag_ui.server"}),
+    # providers: the dojo's model mode (ag_ui.demo.dojo_model, imported only with --model)
+    "ag_ui.demo": frozenset({"ag_ui.core", "ag_ui.server", "ag_ui.providers"}),
     "ag_ui.testing": frozenset(
         {
             "ag_ui.core",

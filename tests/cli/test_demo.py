@@ -96,3 +96,49 @@ def test_registered_in_the_cli() -> None:
     done = agui("demo", "--help")
     assert done.returncode == 0
     assert "--once" in done.stdout
+
+
+def test_dojo_serves_every_feature_at_the_dojo_paths() -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [*AGUI, "demo", "--dojo", "--port", str(port), "--delay", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        base = f"http://127.0.0.1:{port}"
+        banner = server.stdout.readline()
+        assert banner == f"AG-UI dojo features (scripted) on {base}/<feature>. Ctrl-C stops it.\n"
+        assert server.stdout.readline().startswith("Features: agentic_chat, backend_tool_rendering")
+        assert server.stdout.readline() == f"For the dojo: SERVER_STARTER_ALL_FEATURES_URL={base}\n"
+        with httpx.Client(timeout=10) as http:
+            assert len(http.get(base + "/").json()["features"]) == 7
+            body = {
+                "threadId": "t",
+                "runId": "r",
+                "messages": [{"id": "u", "role": "user", "content": "Hey there"}],
+            }
+            response = http.post(base + "/agentic_chat", json=body)
+        assert response.status_code == 200
+        assert '"delta":"counting down: "' in response.text
+        assert response.text.endswith(
+            'data: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n\n'
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_dojo_options_out_of_place_are_one_line_errors() -> None:
+    done = agui("demo", "--model", "openai:gpt-4o-mini")
+    assert done.returncode == 1
+    assert (
+        done.stderr == "agui demo: --model and --base-url go with --dojo (agui demo --dojo ...)\n"
+    )
+    done = agui("demo", "--dojo", "--once")
+    assert done.stderr == "agui demo: --once runs the demo agent; --dojo only serves\n"
+    done = agui("demo", "--dojo", "--port", "0", "--model", "gpt-4o")
+    assert done.returncode == 1
+    assert done.stderr.startswith("agui demo: --model gpt-4o: model spec 'gpt-4o' is not PROVIDER")

@@ -220,3 +220,57 @@ def test_a_bad_threads_url_is_a_usage_error() -> None:
     done = agui("serve", "--model", "openai:x", "--threads", "mysql://db")
     assert done.returncode == 2
     assert "thread store URL 'mysql://db' is not supported" in done.stderr
+
+
+def test_threads_on_postgresql(fake: FakeProvider, postgres_server: Any) -> None:
+    fake.queue(CHAT, Reply.sse("openai_chat_text.sse"))
+    database = postgres_server.database()
+    try:
+        with serving(
+            "--model", "openai:llama3.2", "--base-url", fake.openai_url, "--threads", database
+        ) as url:
+            body = {
+                "threadId": "pg1",
+                "runId": "r1",
+                "messages": [{"id": "u1", "role": "user", "content": "kept on PostgreSQL"}],
+            }
+            assert '"RUN_FINISHED"' in httpx.post(url, json=body, timeout=20).text
+            listing = httpx.get(f"{url}/threads", timeout=20).json()
+        assert [t["title"] for t in listing["threads"]] == ["kept on PostgreSQL"]
+        shown = agui("threads", "show", database, "pg1")
+        assert shown.returncode == 0, shown.stderr
+        assert "assistant> Hello from the model." in shown.stdout
+    finally:
+        postgres_server.drop(database)
+
+
+def test_a_database_that_is_not_there_serves_without_threads(fake: FakeProvider) -> None:
+    from tests.redis_helpers import free_port
+
+    absent = f"postgresql://postgres@127.0.0.1:{free_port()}/nothing?connect_timeout=2"
+    server = subprocess.Popen(
+        [
+            *AGUI,
+            "serve",
+            "--model",
+            "openai:x",
+            "--base-url",
+            fake.openai_url,
+            "--port",
+            "0",
+            "--threads",
+            absent,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+    try:
+        assert server.stderr is not None
+        warning = server.stderr.readline()
+        assert warning.startswith("agui serve: conversations will not be kept:")
+        assert "did not answer" in warning or "cannot" in warning
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

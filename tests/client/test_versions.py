@@ -18,6 +18,7 @@ from ag_ui.client.downgrade import (
     ContentDowngradeMiddleware,
     PeerDowngradeWarning,
     SubagentDowngradeMiddleware,
+    ValueTypeDowngradeMiddleware,
     downgrade_middlewares,
 )
 from ag_ui.client.versions import (
@@ -252,7 +253,9 @@ async def test_the_default_ceiling_installs_nothing_and_declares_the_version() -
     await agent.run_agent()
     assert recorder.bodies[0]["protocolVersion"] == "1.1"
     assert downgrade_middlewares(parse_version("1.1")) == []
-    assert downgrade_middlewares(parse_version("1.0")) == []
+    assert [type(m) for m in downgrade_middlewares(parse_version("1.0"))] == [
+        ValueTypeDowngradeMiddleware
+    ]
 
 
 async def test_an_old_ceiling_sends_an_old_request_over_http() -> None:
@@ -273,11 +276,16 @@ async def test_an_old_ceiling_sends_an_old_request_over_http() -> None:
 
 def test_the_downgrades_stack_outermost_first() -> None:
     assert [type(m) for m in downgrade_middlewares((0, 0, 39))] == [
+        ValueTypeDowngradeMiddleware,
         SubagentDowngradeMiddleware,
         ContentDowngradeMiddleware,
     ]
-    assert [type(m) for m in downgrade_middlewares((0, 0, 57))] == [SubagentDowngradeMiddleware]
-    assert downgrade_middlewares((0, 0, 58)) == []
+    assert [type(m) for m in downgrade_middlewares((0, 0, 57))] == [
+        ValueTypeDowngradeMiddleware,
+        SubagentDowngradeMiddleware,
+    ]
+    assert [type(m) for m in downgrade_middlewares((0, 0, 58))] == [ValueTypeDowngradeMiddleware]
+    assert downgrade_middlewares((1, 1, 0)) == []
 
 
 async def test_content_downgrade_drops_parent_run_id() -> None:

@@ -221,16 +221,19 @@ def test_public_surface() -> None:
     assert ag_ui.demo.__all__ == [
         "BOOKING_TOOL",
         "DEMO_CAPABILITIES",
+        "DOJO_FEATURES",
         "DemoAgent",
         "LOCATION_TOOL",
         "LOCATION_TOOL_DEFINITION",
         "WEATHER_TOOL",
         "booking_interrupt_id",
         "create_demo_app",
+        "create_dojo_app",
         "demo_agent",
         "lookup_weather",
         "make_demo_agent",
         "pending_booking_calls",
+        "scripted_dojo_agents",
     ]
 
 

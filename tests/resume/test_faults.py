@@ -407,6 +407,23 @@ async def test_a_live_feed_past_its_limit_closes_and_drops_what_it_held() -> Non
     assert [batch async for batch in feed.batches()] == []
 
 
+async def test_a_live_feed_past_its_byte_limit_closes() -> None:
+    """Large events bound a slow reader's feed by bytes, not only by count (tests/deploy
+    measures a slow client behind nginx)."""
+    feed = LiveFeed(limit=4096, byte_limit=100)
+    feed.push(LiveBatch(1, [b"x" * 60], None, False))
+    assert not feed.closed
+    feed.push(LiveBatch(2, [b"x" * 60], None, False))
+    assert feed.closed
+    assert [batch async for batch in feed.batches()] == []
+    drained = LiveFeed(limit=4096, byte_limit=100)
+    for position in range(1, 5):  # a reader that keeps up never reaches the bound
+        drained.push(LiveBatch(position, [b"x" * 60], None, False))
+        async for _ in drained.batches():
+            break
+    assert not drained.closed
+
+
 def test_live_batches_are_framed_from_their_wire_json() -> None:
     first, second = CustomEvent(name="a", value=1), CustomEvent(name="b", value=2)
     payloads = [event_to_json(first), event_to_json(second)]

@@ -13,6 +13,7 @@ from ag_ui.core import (
     MessagesSnapshotEvent,
     RunAgentInput,
     RunErrorEvent,
+    RunFinishedEvent,
     StateSnapshotEvent,
     SubagentStartedEvent,
     TextMessageContentEvent,
@@ -87,3 +88,23 @@ async def test_attribution_one_level_down_is_taken_out_of_snapshot_messages() ->
 async def test_a_client_of_1_0_gets_everything_untouched() -> None:
     inner = TextMessageContentEvent(message_id="m", delta="inner", subagent_run_id="s1")
     assert await through_sink([inner], protocol_version="1.0") == [inner]
+
+
+async def test_the_pending_tool_call_ids_of_1_0_are_left_out() -> None:
+    # Clients before 1.0 validate the outcome strictly (CopilotKit 1.74 on @ag-ui/client
+    # 0.0.59 fails the run on the unknown key) and find the pending calls in the stream.
+    finished = RunFinishedEvent.model_validate(
+        {
+            "threadId": "t",
+            "runId": "r",
+            "outcome": {"type": "success", "pendingToolCallIds": ["call-1"]},
+        }
+    )
+    (sent,) = await through_sink([finished])
+    assert wire(sent) == {
+        "type": "RUN_FINISHED",
+        "threadId": "t",
+        "runId": "r",
+        "outcome": {"type": "success"},
+    }
+    assert await through_sink([finished], protocol_version="1.0") == [finished]

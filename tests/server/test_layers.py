@@ -25,6 +25,7 @@ LAYERS: dict[str, list[set[str]]] = {
             "_asgi",
             "_response",
             "_routing",
+            "_health",
             "_tap",
             "_sliced_parse",
         },

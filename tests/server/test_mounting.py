@@ -282,6 +282,8 @@ def test_add_api_route_says_to_use_add_route_or_mount() -> None:
         ("/", "", None),  # the whole app
         ("/connect", "", "connect"),
         ("/agent/elsewhere", "/agent", None),  # any other path below a mount: the run
+        ("/agent/health", "/agent", "health"),
+        ("/agent/health/ready", "/agent", "health"),
     ],
 )
 def test_where_a_request_landed(path: str, root_path: str, expected: str | None) -> None:

@@ -55,7 +55,8 @@ def test_the_tap_is_off_by_default() -> None:
 
     endpoint = AgentEndpoint(agent)
     assert endpoint.tap is None
-    assert [route.path for route in endpoint.routes("/agent")] == ["/agent"]  # type: ignore[attr-defined]
+    paths = [route.path for route in endpoint.routes("/agent")]  # type: ignore[attr-defined]
+    assert paths == ["/agent", "/agent/health", "/agent/health/ready"]  # no /agent/tap
     with serve(create_app(agent), lifespan="off") as base:
         assert httpx.get(base + "/agent/tap").status_code == 404
 

@@ -5,6 +5,7 @@ answer turns the run's end into ``RUN_ERROR thread_not_saved``)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -439,3 +440,37 @@ def test_postgres_stopped_and_restarted_under_runs(postgres_server: PostgresServ
             assert [run["runId"] for run in thread["runs"]] == ["r1", "r2"]
     finally:
         postgres_server.drop(url)
+
+
+def test_a_typescript_front_end_restores_a_thread_from_the_endpoint(server: str) -> None:
+    """@ag-ui/client 1.0.0 (whose HttpAgent does not implement connect) reads the thread
+    endpoint, sets messages and state, and goes on: the real TypeScript client, in Node."""
+    import shutil
+    import subprocess
+
+    interop = Path(__file__).resolve().parents[1] / "interop"
+    post(server, body(user("Hello from the browser", "u1")))
+    node = shutil.which("node")
+    assert node is not None, "node is required for the TypeScript peer tests"
+    done = subprocess.run(
+        [
+            node,
+            str(interop / "ts_thread_restore.mjs"),
+            server,
+            "t1",
+            "After the reload",
+            json.dumps({"x-user": "alice"}),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=interop,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["restored"] == 2
+    # The TS client sent the whole history (it holds the thread): no duplicates.
+    assert [m["role"] for m in result["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert result["messages"][-1]["content"] == "I see 3 messages."
+    assert result["state"] == {"runs": 2}
+    assert get(server + "/threads/t1").json()["messageCount"] == 4

@@ -131,3 +131,24 @@ def test_run_started_declares_what_the_client_is_sent(
         "runId": "r",
         "protocolVersion": answered,
     }
+
+
+def test_a_client_of_a_newer_minor_is_served_and_noted_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    from ag_ui.server._downgrade import downgrading_sink
+
+    async def sink(events: list[Any]) -> None:
+        pass
+
+    caplog.set_level(logging.INFO, logger="ag_ui.server")
+    for run_id in ("r1", "r2"):
+        run_input = RunAgentInput(thread_id="t", run_id=run_id, messages=[], protocol_version="1.7")
+        assert downgrading_sink(sink, run_input) is sink  # served as is
+    notes = [r.getMessage() for r in caplog.records if "newer than this server" in r.getMessage()]
+    assert notes == [
+        "a client declared protocol 1.7, newer than this server's 1.1: served as 1.1 "
+        "(what it adds that this server does not know is ignored)"
+    ]

@@ -7,6 +7,9 @@ script, a background job ``agui demo &``, ``--no-chat``) it prints a ready ``agu
 and serves until Ctrl-C.
 ``agui demo --once -m "weather in Paris"`` starts the server on a free port, runs the client
 against it, prints the transcript and exits.
+``agui demo --dojo`` serves the AG-UI dojo's features instead (``POST /agentic_chat``,
+``/shared_state``..., the paths of the dojo's ``server-starter-all-features`` integration),
+scripted, or with ``--model openai:gpt-4o-mini [--base-url URL]`` one model agent per feature.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import uuid
 from typing import Any, Optional
 
 from ag_ui.cli._arguments import non_negative_seconds, port
-from ag_ui.cli._thread_store import default_demo_threads, thread_store_url
+from ag_ui.cli._thread_store import default_threads_url, open_for_serving, thread_store_url
 from ag_ui.core._listen import listen
 
 DEFAULT_MESSAGE = "What's the weather in Paris?"
@@ -81,6 +84,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="seconds between streamed pieces (default 0.03 when serving, 0 with --once)",
     )
+    parser.add_argument(
+        "--dojo",
+        action="store_true",
+        help="serve the AG-UI dojo's features (POST /agentic_chat, /human_in_the_loop, ...; the "
+        "paths of its server-starter-all-features integration) until Ctrl-C",
+    )
+    parser.add_argument(
+        "--model",
+        default=None,
+        metavar="PROVIDER:MODEL",
+        help="with --dojo: a model behind each feature (openai:gpt-4o-mini; the key from "
+        "OPENAI_API_KEY) instead of the scripted agents",
+    )
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="with --dojo --model: an OpenAI-compatible server (http://127.0.0.1:4010/v1)",
+    )
     parser.set_defaults(func=run, extra="server")
 
 
@@ -110,6 +132,10 @@ def _url(host: str, port: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     uvicorn, create_demo_app = _require_server_extra()
+    if args.dojo:
+        return _serve_dojo(args, uvicorn)
+    if args.model is not None or args.base_url is not None:
+        raise SystemExit("agui demo: --model and --base-url go with --dojo (agui demo --dojo ...)")
     if args.once:
         import anyio
 
@@ -120,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     url = _url(args.host, port)
     delay = 0.03 if args.delay is None else args.delay
     _quiet_server_log()  # "crash" fails on purpose: one log line, not a traceback
-    threads = None if args.no_threads else (args.threads or default_demo_threads())
+    threads = None if args.no_threads else (args.threads or default_threads_url())
     options = _thread_options(threads)
     if not options:
         threads = None  # none asked for, or the store could not be opened (said above)
@@ -139,6 +165,33 @@ def run(args: argparse.Namespace) -> int:
         print(f"Conversations are kept in {threads} (agui threads list {url}).")
     sys.stdout.flush()
     server.run(sockets=[sock])
+    return 0
+
+
+def _serve_dojo(args: argparse.Namespace, uvicorn: Any) -> int:
+    """The dojo's feature server, until Ctrl-C (no chat: a dojo page is its client)."""
+    if args.once:
+        raise SystemExit("agui demo: --once runs the demo agent; --dojo only serves")
+    if args.base_url is not None and args.model is None:
+        raise SystemExit("agui demo: --base-url needs --model (--model openai:MODEL)")
+    from ag_ui.core.errors import ProviderConfigError
+    from ag_ui.demo import DOJO_FEATURES, create_dojo_app
+
+    sock = _bind(args.host, args.port)
+    shown = _url(args.host, sock.getsockname()[1]).removesuffix("/agent")
+    delay = 0.1 if args.delay is None else args.delay
+    try:
+        app = create_dojo_app(delay=delay, model=args.model, base_url=args.base_url)
+    except (ProviderConfigError, ImportError) as exc:
+        raise SystemExit(f"agui demo: --model {args.model}: {exc}") from None
+    mode = "scripted" if args.model is None else f"model {args.model}"
+    print(f"AG-UI dojo features ({mode}) on {shown}/<feature>. Ctrl-C stops it.")
+    print("Features: " + ", ".join(DOJO_FEATURES))
+    print(f"For the dojo: SERVER_STARTER_ALL_FEATURES_URL={shown}")
+    sys.stdout.flush()
+    _quiet_server_log()
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -163,20 +216,9 @@ def _has_client() -> bool:
 
 def _thread_options(threads: Optional[str]) -> dict[str, Any]:
     """The endpoint options of a thread store URL: the demo has no authentication, so its
-    (anonymous) caller's threads are served to it. A store that cannot be opened (a read-only
-    home, a database that is down) is said in one line, and the demo runs without it rather
-    than refusing every run."""
-    if threads is None:
-        return {}
-    import anyio
-
-    from ag_ui.store import StoreUnavailableError, open_thread_store
-
-    store = open_thread_store(threads)
-    try:
-        anyio.run(store.ping)
-    except StoreUnavailableError as exc:
-        print(f"agui demo: conversations will not be kept: {exc}", file=sys.stderr)
+    (anonymous) caller's threads are served to it; nothing when the store cannot be opened."""
+    store = open_for_serving(threads, "demo") if threads is not None else None
+    if store is None:
         return {}
     return {"threads": store, "public_thread_history": True}
 

@@ -15,10 +15,13 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ag_ui.cli._thread_store import thread_store_url
+from ag_ui.cli._thread_store import default_threads_url, open_for_serving, thread_store_url
 from ag_ui.core._listen import agent_url, listen
+
+if TYPE_CHECKING:
+    from ag_ui.store import ThreadStore
 
 __all__ = ["register"]
 
@@ -88,8 +91,12 @@ def register(subparsers: Any) -> None:
         type=thread_store_url,
         default=None,
         metavar="URL",
-        help="keep conversations in this thread store (sqlite:///threads.db; docs/threads.md); "
-        "without authentication they are anyone's who can reach the server and knows the id",
+        help="where conversations are kept (default: threads.db in $AGUI_DATA_DIR, else "
+        "~/.local/share/agui; docs/threads.md); without authentication they are anyone's who "
+        "can reach the server",
+    )
+    parser.add_argument(
+        "--no-threads", action="store_true", help="keep no conversations (a run lives and dies)"
     )
     parser.add_argument(
         "--debug",
@@ -141,16 +148,13 @@ def _system_prompt(text: Optional[str]) -> Optional[str]:
         raise ValueError(f"cannot read the system prompt from {path}: {exc.strerror}") from None
 
 
-def _app(agent: Any, *, debug: bool, threads: Optional[str] = None) -> Any:
-    """The endpoint at ``/agent`` (and its capabilities; with ``threads``, a thread store
-    URL, the threads endpoints); shutting down closes the provider client's connections and
-    the thread store."""
+def _app(agent: Any, *, debug: bool, store: Optional[ThreadStore] = None) -> Any:
+    """The endpoint at ``/agent`` (and its capabilities; with a thread store, the threads
+    endpoints); shutting down closes the provider client's connections and the thread store."""
     from starlette.applications import Starlette
 
     from ag_ui.server import AgentEndpoint
-    from ag_ui.store import open_thread_store
 
-    store = open_thread_store(threads) if threads is not None else None
     endpoint = AgentEndpoint(
         agent,
         debug=debug,
@@ -171,6 +175,17 @@ def _app(agent: Any, *, debug: bool, threads: Optional[str] = None) -> Any:
                     await store.aclose()
 
     return Starlette(routes=endpoint.routes("/agent"), lifespan=lifespan)
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -196,15 +211,24 @@ def run(args: argparse.Namespace) -> int:
     except (ProviderConfigError, ValueError) as exc:
         return _fail(str(exc))
     url = agent_url(args.host, sock)
+    threads = None if args.no_threads else (args.threads or default_threads_url())
+    store = open_for_serving(threads, "serve") if threads is not None else None
     _configure_logging(args.debug)
     print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
     print(f"Capabilities: {url}/capabilities")
     print(f'Try:  agui run {url} -m "Hello!"')
-    if args.threads is not None:
-        print(f"Threads kept in {args.threads}: {url}/threads (agui threads list {url})")
+    if store is not None:
+        print(f"Threads kept in {threads}: {url}/threads (agui threads list {url})")
+        if not _loopback(args.host):
+            print(
+                f"agui serve: warning: {args.host} is not a loopback address, and without "
+                "authentication every conversation is listed to anyone who reaches it; "
+                "--no-threads, or serve it from your own app with an authorize hook",
+                file=sys.stderr,
+            )
     sys.stdout.flush()
     config = uvicorn.Config(
-        _app(agent, debug=args.debug, threads=args.threads),
+        _app(agent, debug=args.debug, store=store),
         log_level="warning",
         timeout_graceful_shutdown=1,
     )

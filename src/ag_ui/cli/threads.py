@@ -85,7 +85,10 @@ def run(args: argparse.Namespace) -> int:
         headers = header_options(args.parser, args.header)
         answer = anyio.run(_over_http, args, headers)
     else:
+        from ag_ui.cli._thread_store import quiet_pool_log
         from ag_ui.store import open_thread_store
+
+        quiet_pool_log()
 
         try:
             store = open_thread_store(target)

@@ -3,6 +3,9 @@
 The TypeScript client installs these when its peer ceiling says the agent is that old; so does
 ``HttpAgent`` (outermost, before your own middleware; with the default ceiling none applies):
 
+* ceiling 1.0.x, before encrypted value types: ``ValueTypeDowngradeMiddleware`` removes
+  ``encryptedValueType`` from the messages (and their tool calls) sent; the value stays, as a
+  1.0 agent stores it;
 * ceiling <= 0.0.57, before subagents: ``SubagentDowngradeMiddleware`` removes
   ``subagentRunId`` from the messages sent, and on the way back drops SUBAGENT_* events and
   removes ``subagentRunId`` from every event, from MESSAGES_SNAPSHOT and RUN_STARTED.input
@@ -32,17 +35,21 @@ from ag_ui.core.types import RunAgentInput
 from ag_ui.verify._downgrade import (
     BEFORE_CONTENT_PARTS,
     BEFORE_SUBAGENTS,
+    BEFORE_VALUE_TYPES,
     SUBAGENT_LIFECYCLE,
+    VALUE_TYPE,
     PeerDowngradeWarning,
     flattened_message,
     unattributed_event,
     unattributed_list,
+    untyped_messages,
 )
 
 __all__ = [
     "ContentDowngradeMiddleware",
     "PeerDowngradeWarning",
     "SubagentDowngradeMiddleware",
+    "ValueTypeDowngradeMiddleware",
     "downgrade_middlewares",
 ]
 
@@ -50,6 +57,8 @@ __all__ = [
 def downgrade_middlewares(ceiling: tuple[int, int, int]) -> list[Middleware]:
     """The downgrades an agent whose newest version is ``ceiling`` needs, outermost first."""
     chain: list[Middleware] = []
+    if ceiling <= BEFORE_VALUE_TYPES:
+        chain.append(ValueTypeDowngradeMiddleware())
     if ceiling <= BEFORE_SUBAGENTS:
         chain.append(SubagentDowngradeMiddleware())
     if ceiling <= BEFORE_CONTENT_PARTS:
@@ -60,6 +69,34 @@ def downgrade_middlewares(ceiling: tuple[int, int, int]) -> list[Middleware]:
 def _wire_input(input: RunAgentInput) -> dict[str, Any]:
     fields: dict[str, Any] = input.model_dump(by_alias=True, mode="json")
     return fields
+
+
+class ValueTypeDowngradeMiddleware(Middleware):
+    """For an agent that predates ``encryptedValueType`` (ceiling 1.0.x); see the module
+    docstring. Nothing changes on the way back (a 1.0 agent sends no types)."""
+
+    async def run(self, input: RunAgentInput, next: NextAgent) -> AsyncIterator[AnyEvent]:
+        if not any(_typed(message) for message in input.messages):
+            async for event in next.run(input):
+                yield event
+            return
+        warnings.warn(
+            f"removing {VALUE_TYPE} from the messages sent: the agent is pinned to a protocol "
+            "before 1.1 (the encrypted values themselves are sent)",
+            PeerDowngradeWarning,
+            stacklevel=2,
+        )
+        fields = _wire_input(input)
+        fields["messages"] = untyped_messages(fields["messages"])[0]
+        async for event in next.run(RunAgentInput.model_validate(fields)):
+            yield event
+
+
+def _typed(message: Any) -> bool:
+    if getattr(message, "encrypted_value_type", None) is not None:
+        return True
+    calls = getattr(message, "tool_calls", None) or ()
+    return any(getattr(call, "encrypted_value_type", None) is not None for call in calls)
 
 
 class SubagentDowngradeMiddleware(Middleware):

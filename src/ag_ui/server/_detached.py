@@ -60,6 +60,9 @@ class DetachedRuns:
     def __init__(self) -> None:
         self._group: Optional[TaskGroup] = None
         self.active = 0
+        # What ``drain`` waits on: set when ``active`` drops to 0 (made by ``drain``, so that
+        # no event is created outside an event loop).
+        self._idle: Optional[anyio.Event] = None
         self.served = False
         """Whether the runs were ever served: not running then means shutting down, not a
         lifespan that was never entered."""
@@ -88,6 +91,15 @@ class DetachedRuns:
             group.cancel_scope.cancel()
             await group.__aexit__(None, None, None)
 
+    async def drain(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the runs still going to end on their own (a
+        graceful shutdown); ``True`` when none is left."""
+        with anyio.move_on_after(timeout):
+            while self.active:
+                self._idle = anyio.Event()
+                await self._idle.wait()
+        return self.active == 0
+
     def start(self, run: Callable[[], Awaitable[object]]) -> None:
         """Run ``run()`` in the group (callable from any task, e.g. a request)."""
         if self._group is None:
@@ -108,6 +120,8 @@ class DetachedRuns:
                 logger.exception("a detached run failed outside its agent")
             finally:
                 self.active -= 1
+                if self.active == 0 and self._idle is not None:
+                    self._idle.set()
 
         self._group.start_soon(counted)
 

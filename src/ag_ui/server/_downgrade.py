@@ -15,7 +15,9 @@ from, e.g. Microsoft Agent Framework's ``AGUIChatClient``):
   carrying ``subagentRunId``), which such a client would merge into the parent's reply; state,
   custom and raw events a subagent produced are kept without the attribution; the attribution
   is also removed from ``MESSAGES_SNAPSHOT`` messages (messages of a subagent withheld),
-  ``RUN_STARTED.input`` messages and interrupts.
+  ``RUN_STARTED.input`` messages and interrupts; a success outcome loses
+  ``pendingToolCallIds`` (new in 1.0; such clients validate the outcome strictly and derive
+  the pending calls from the stream).
 * declared ``<= 0.0.39`` (before content parts): also, messages in ``MESSAGES_SNAPSHOT`` and
   ``RUN_STARTED.input`` carry their text parts' concatenation instead of a list.
 
@@ -28,6 +30,7 @@ The pure reshaping is shared with the client's downgrades (``ag_ui.verify._downg
 
 from __future__ import annotations
 
+import logging
 import re
 import warnings
 from collections.abc import Awaitable, Callable
@@ -45,6 +48,7 @@ from ag_ui.core.events import (
     SubagentFinishedEvent,
     SubagentStartedEvent,
 )
+from ag_ui.core.outcomes import RunFinishedSuccessOutcome
 from ag_ui.core.types import RunAgentInput
 from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.verify._downgrade import (
@@ -59,8 +63,11 @@ from ag_ui.verify._downgrade import (
     unattributed_event,
     untyped_event,
 )
+from ag_ui.verify._versions import compare_declared_protocol
 
 __all__ = ["client_era", "downgrading_sink"]
+
+logger = logging.getLogger("ag_ui.server")
 
 Sink = Callable[[list[BaseEvent]], Awaitable[None]]
 
@@ -186,14 +193,27 @@ def _before_1_0(kind: str, event: BaseEvent, era: tuple[int, int, int]) -> Optio
             }
         downgraded_event: BaseEvent = parse_any_event(wire)  # type: ignore[assignment]
         return downgraded_event
+    if kind == "RUN_FINISHED":
+        event = _without_pending_ids(event)
     result: BaseEvent = unattributed_event(kind, event)  # type: ignore[arg-type, assignment]
     return result
+
+
+def _without_pending_ids(event: BaseEvent) -> BaseEvent:
+    """A success outcome without ``pendingToolCallIds`` (new in 1.0): the TypeScript clients
+    before 1.0 validate the outcome strictly and fail the run on the unknown key (CopilotKit
+    1.74's, on ``@ag-ui/client`` 0.0.59, does), and they find the pending calls in the stream."""
+    outcome = getattr(event, "outcome", None)
+    if not isinstance(outcome, RunFinishedSuccessOutcome) or outcome.pending_tool_call_ids is None:
+        return event
+    return event.model_copy(update={"outcome": RunFinishedSuccessOutcome()})
 
 
 def downgrading_sink(sink: Sink, run_input: RunAgentInput, *, enabled: bool = True) -> Sink:
     """``sink`` itself for a 1.1 client (or when disabled), else a sink that downgrades first."""
     era = client_era(run_input.protocol_version) if enabled else None
     if era is None:
+        _note_newer_client(run_input.protocol_version)
         return sink
     client_era_of_run = era
     as_it_is = _as_it_is_before_1_0 if era < _FIRST_1_0 else _as_it_is_for_1_0
@@ -216,6 +236,26 @@ def downgrading_sink(sink: Sink, run_input: RunAgentInput, *, enabled: bool = Tr
             await sink(kept)
 
     return downgrading
+
+
+_NOTED_NEWER: set[str] = set()
+
+
+def _note_newer_client(declared: Optional[str]) -> None:
+    """A client of a newer minor (``"1.2"``) is served as is, never refused (1.1 versioning:
+    a producer serves newer minors of its line); the log says so once per version."""
+    if declared is None or declared == PROTOCOL_VERSION or declared in _NOTED_NEWER:
+        return
+    if compare_declared_protocol(declared) != "newer":
+        return
+    _NOTED_NEWER.add(declared)
+    logger.info(
+        "a client declared protocol %s, newer than this server's %s: served as %s (what it "
+        "adds that this server does not know is ignored)",
+        declared,
+        PROTOCOL_VERSION,
+        PROTOCOL_VERSION,
+    )
 
 
 def _carries_value_type(event: BaseEvent) -> bool:

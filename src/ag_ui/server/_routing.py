@@ -7,8 +7,8 @@ An ``AgentEndpoint`` is reached three ways, and the request's scope differs in e
   the path is the route's, e.g. ``/agent``: the run;
 * mounted (``app.mount("/agent", endpoint)``, ``Mount("/agent", endpoint)``): the mount
   point is in ``root_path`` (``/agent``) and the rest of the path is the endpoint's own:
-  ``/`` (or nothing) for the run, ``/capabilities``, ``/connect``, ``/tap``,
-  ``/threads`` and ``/threads/<id>``;
+  ``/`` (or nothing) for the run, ``/capabilities``, ``/connect``, ``/health`` and
+  ``/health/ready``, ``/tap``, ``/threads`` and ``/threads/<id>``;
 * as the whole app (``uvicorn.run(endpoint)``): like a mount at the root.
 
 So the endpoint looks at the path relative to ``root_path``, with a trailing slash ignored: one
@@ -28,10 +28,10 @@ from starlette.types import Receive, Scope, Send
 
 __all__ = ["SUB_RESOURCES", "SubResource", "relative_path", "serve_lifespan", "sub_resource"]
 
-SubResource = Literal["capabilities", "connect", "tap", "threads"]
-SUB_RESOURCES: tuple[SubResource, ...] = ("capabilities", "connect", "tap", "threads")
-# Sub-resources with paths below them (``/threads/<thread id>``).
-_TREES: tuple[SubResource, ...] = ("threads",)
+SubResource = Literal["capabilities", "connect", "health", "tap", "threads"]
+SUB_RESOURCES: tuple[SubResource, ...] = ("capabilities", "connect", "health", "tap", "threads")
+# Sub-resources with paths below them (``/threads/<thread id>``, ``/health/ready``).
+_TREES: tuple[SubResource, ...] = ("health", "threads")
 
 
 def relative_path(scope: Scope) -> str:

@@ -29,7 +29,7 @@ from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.store import RunStore
 
-__all__ = ["LiveBatch", "LiveFeed", "StoreWriter"]
+__all__ = ["LIVE_FEED_BYTES", "LiveBatch", "LiveFeed", "StoreWriter"]
 
 logger = logging.getLogger("ag_ui.server")
 
@@ -51,15 +51,22 @@ class LiveBatch(NamedTuple):
         return self.first + len(self.payloads) - 1
 
 
+LIVE_FEED_BYTES = 4 * 1024 * 1024
+"""The most bytes of wire JSON a live feed holds for a reader that does not keep up."""
+
+
 class LiveFeed:
     """Batches of stored events for one local reader. Bounded: a reader more than ``limit``
-    events behind is cut off (the feed closes, dropping what it held) and must continue from
-    the store."""
+    events or ``byte_limit`` bytes behind is cut off (the feed closes, dropping what it held)
+    and must continue from the store. The byte bound is what keeps a slow client's memory in
+    check when events are large (4,096 events of 20 KB would be 80 MB per reader)."""
 
-    def __init__(self, limit: int = 4096) -> None:
+    def __init__(self, limit: int = 4096, byte_limit: int = LIVE_FEED_BYTES) -> None:
         self._batches: list[LiveBatch] = []
         self._size = 0
+        self._bytes = 0
         self._limit = limit
+        self._byte_limit = byte_limit
         self._changed: Optional[anyio.Event] = None
         self.closed = False
         self.store_failed = False
@@ -71,7 +78,8 @@ class LiveFeed:
             return
         self._batches.append(batch)
         self._size += len(batch.payloads)
-        if self._size > self._limit:
+        self._bytes += sum(map(len, batch.payloads))
+        if self._size > self._limit or self._bytes > self._byte_limit:
             self._batches.clear()
             self.closed = True
         self._wake()
@@ -98,7 +106,7 @@ class LiveFeed:
                     return
                 self._changed = anyio.Event()
                 await self._changed.wait()
-            batches, self._batches, self._size = self._batches, [], 0
+            batches, self._batches, self._size, self._bytes = self._batches, [], 0, 0
             for batch in batches:
                 yield batch
 

@@ -49,6 +49,7 @@ from ag_ui.server._failures import (
     thread_store_unavailable,
 )
 from ag_ui.server._guard import RunGuard
+from ag_ui.server._health import DEFAULT_READY_TIMEOUT, HealthEndpoint, Ping
 from ag_ui.server._release import release
 from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, live_frames
 from ag_ui.server._request import (
@@ -102,6 +103,8 @@ class EndpointOptions(TypedDict, total=False):
     downgrade_older_clients: bool
     tap: Union[bool, Tap, None]
     threads: Optional[ThreadStore]
+    shutdown_grace: float
+    ready_timeout: float
 
 
 async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
@@ -171,6 +174,12 @@ class AgentEndpoint:
     * ``tap`` (default off; a development aid): ``True`` or a ``Tap`` lets ``agui inspect``
       watch every run live at ``GET <path>/tap`` (loopback clients only unless the ``Tap`` has
       a token; never headers or tokens; docs/inspector.md). Logs a warning when on.
+    * ``shutdown_grace`` (default 0): seconds the detached runs still going at shutdown get to
+      end on their own before they are stopped with ``RUN_ERROR`` ``server_shutdown``
+      (docs/deploy.md, "Shutting down"). Draining starts when the lifespan is left: new
+      detached runs get 503 and readiness fails.
+    * ``ready_timeout`` (default 0.5): seconds each store has to answer ``GET
+      <path>/health/ready`` (``GET <path>/health`` is liveness; docs/deploy.md).
     """
 
     def __init__(
@@ -193,7 +202,13 @@ class AgentEndpoint:
         downgrade_older_clients: bool = True,
         tap: Union[bool, Tap, None] = None,
         threads: Optional[ThreadStore] = None,
+        shutdown_grace: float = 0.0,
+        ready_timeout: float = DEFAULT_READY_TIMEOUT,
     ) -> None:
+        if shutdown_grace < 0:
+            raise ValueError(f"shutdown_grace must be 0 or more seconds, got {shutdown_grace!r}")
+        if ready_timeout <= 0:
+            raise ValueError(f"ready_timeout must be more than 0 seconds, got {ready_timeout!r}")
         self.agent = agent
         # docs/server.md "Older clients": what a client declaring an older protocol gets.
         self.downgrade_older_clients = downgrade_older_clients
@@ -222,6 +237,11 @@ class AgentEndpoint:
         self.thread_keeper = (
             ThreadKeeper(threads, public=public_thread_history) if threads is not None else None
         )
+        self.shutdown_grace = shutdown_grace
+        self.ready_timeout = ready_timeout
+        self.draining = False
+        """Set when the lifespan is left: the app is shutting down (readiness fails, new
+        detached runs get 503)."""
 
     @property
     def authorize(self) -> Optional[Authorize]:
@@ -247,9 +267,9 @@ class AgentEndpoint:
     __signature__ = _NotAPathOperation()
 
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
-        """Starlette routes: ``POST path`` and, with capabilities, ``GET path/capabilities``
-        (with a store, ``GET path/connect``; with a thread store, ``GET path/connect`` and
-        ``path/threads[/<id>]``; with the tap, ``GET path/tap``).
+        """Starlette routes: ``POST path``, ``GET path/health[/ready]`` and, with capabilities,
+        ``GET path/capabilities`` (with a store, ``GET path/connect``; with a thread store,
+        ``GET path/connect`` and ``path/threads[/<id>]``; with the tap, ``GET path/tap``).
 
         Other methods reach the endpoint too, so they get the JSON 405 rather than a plain one.
         The endpoint itself is an ASGI app as well: ``app.mount(path, endpoint)`` serves the
@@ -257,6 +277,8 @@ class AgentEndpoint:
         """
         base = path.rstrip("/")
         routes: list[BaseRoute] = [Route(path, self)]
+        routes.append(Route(base + "/health", self.health_endpoint))
+        routes.append(Route(base + "/health/ready", self.health_endpoint))
         if self.capabilities is not None:
             routes.append(Route(base + "/capabilities", self.capabilities_endpoint))
         if self.store is not None or self.threads is not None:
@@ -275,8 +297,20 @@ class AgentEndpoint:
 
         Pass it as (or call it from) your app's lifespan: ``Starlette(lifespan=endpoint.lifespan)``
         or ``FastAPI(lifespan=endpoint.lifespan)``. Without a store it does nothing. At start it
-        checks that the store answers (``ping``) and logs an error if not.
+        checks that the store answers (``ping``) and logs an error if not. Leaving it drains:
+        ``draining`` is set, the runs still going get ``shutdown_grace`` seconds to end.
         """
+        self.draining = False
+        try:
+            async with self._serving():
+                yield
+        finally:
+            self.draining = True
+
+    @asynccontextmanager
+    async def _serving(self) -> AsyncIterator[None]:
+        """The lifespan's work: the start-up pings, then the detached runs' task group (which
+        drains, then stops, the runs when left)."""
         if self.threads is not None:
             try:
                 await self.threads.ping()
@@ -296,7 +330,22 @@ class AgentEndpoint:
                     "run store unreachable at start (new runs get 503 until it answers): %s", exc
                 )
         async with self.detached_runs:
-            yield
+            try:
+                yield
+            finally:
+                # The app is leaving: refuse new runs, give the running ones their grace.
+                self.draining = True
+                if self.shutdown_grace > 0 and self.detached_runs.active:
+                    logger.info(
+                        "shutting down: waiting up to %g s for %d detached run(s) to end",
+                        self.shutdown_grace,
+                        self.detached_runs.active,
+                    )
+                    if not await self.detached_runs.drain(self.shutdown_grace):
+                        logger.warning(
+                            "shutdown grace over: stopping %d detached run(s) still going",
+                            self.detached_runs.active,
+                        )
 
     # -- the run endpoint ------------------------------------------------------------------------
 
@@ -320,6 +369,8 @@ class AgentEndpoint:
     def _sub_resource(self, name: SubResource, scope: Scope) -> ASGIApp:
         """The ASGI endpoint of ``<mount point>/<name>``; a JSON 404 when this endpoint has
         no such thing (no capabilities, no store, no tap)."""
+        if name == "health":
+            return self.health_endpoint
         if name == "capabilities":
             return self.capabilities_endpoint  # a JSON 404 of its own without capabilities
         if name == "connect":
@@ -455,7 +506,7 @@ class AgentEndpoint:
         """Register the run under a fresh unguessable key and start it; returns the key and
         a feed of its events as they are stored (for this request's response; ``protobuf``:
         the feed carries the models, which protobuf frames are made from)."""
-        if not self.detached_runs.running:
+        if self.draining or not self.detached_runs.running:
             if self.detached_runs.served:
                 raise runs_not_started()  # the app is shutting down
             rejection = lifespan_not_run()
@@ -491,6 +542,18 @@ class AgentEndpoint:
             )
         )
         return key, feed
+
+    @property
+    def health_endpoint(self) -> HealthEndpoint:
+        """The ASGI endpoint for ``GET <path>/health`` and ``<path>/health/ready``
+        (``routes()`` mounts it for you)."""
+        pings: dict[str, Ping] = {}
+        store_ping = getattr(self.store, "ping", None)
+        if store_ping is not None:
+            pings["runStore"] = store_ping
+        if self.threads is not None:
+            pings["threadStore"] = self.threads.ping
+        return HealthEndpoint(pings, lambda: self.draining, timeout=self.ready_timeout)
 
     @property
     def capabilities_endpoint(self) -> _CapabilitiesEndpoint:

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 
 from ag_ui.core.errors import ThreadNotFoundError
 from ag_ui.core.types import Message
+from ag_ui.store._message_load import messages_from_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -34,9 +35,11 @@ class _Entry:
     owner: Optional[str]
     created_at: float
     updated_at: float
-    # The wire JSON of the messages and state, so that a caller's later edits of the objects it
-    # saved never reach the stored version (as with a database).
-    messages_json: list[dict[str, Any]]
+    # The wire JSON of the messages (bytes, as a database keeps them: loaded in one C pass)
+    # and a copy of the state, so that a caller's later edits of the objects it saved never
+    # reach the stored version.
+    messages_json: bytes
+    message_count: int
     state: Any
     runs: list[RunSummary] = field(default_factory=list)
     title: Optional[str] = None
@@ -65,7 +68,7 @@ class InMemoryThreadStore(ThreadStore):
             title=entry.title if entry.title is not None else entry.default_title,
             created_at=entry.created_at,
             updated_at=entry.updated_at,
-            message_count=len(entry.messages_json),
+            message_count=entry.message_count,
             run_count=len(entry.runs),
         )
 
@@ -82,16 +85,19 @@ class InMemoryThreadStore(ThreadStore):
         entry = self._threads.get(thread_id)
         if entry is not None and entry.owner != owner:
             raise ThreadNotFoundError(thread_id)
-        messages_json = [
-            message.model_dump(mode="json", by_alias=True, exclude_none=True)
-            for message in messages
-        ]
+        messages_json = _MESSAGES.dump_json(list(messages), by_alias=True, exclude_none=True)
         if entry is None:
             entry = _Entry(
-                owner=owner, created_at=now, updated_at=now, messages_json=[], state=None
+                owner=owner,
+                created_at=now,
+                updated_at=now,
+                messages_json=b"[]",
+                message_count=0,
+                state=None,
             )
             self._threads[thread_id] = entry
         entry.messages_json = messages_json
+        entry.message_count = len(messages)
         entry.state = copy.deepcopy(state)
         entry.default_title = title_from_messages(messages)
         entry.updated_at = max(now, entry.updated_at)
@@ -104,7 +110,7 @@ class InMemoryThreadStore(ThreadStore):
         entry = self._entry(thread_id, owner)
         return StoredThread(
             summary=self._summary(thread_id, entry),
-            messages=_MESSAGES.validate_python(entry.messages_json),
+            messages=messages_from_json(entry.messages_json),
             state=copy.deepcopy(entry.state),
             runs=list(entry.runs),
             version=entry.version,

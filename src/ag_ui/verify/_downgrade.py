@@ -26,6 +26,7 @@ __all__ = [
     "unattributed_event",
     "unattributed_list",
     "untyped_event",
+    "untyped_messages",
 ]
 
 BEFORE_SUBAGENTS = (0, 0, 57)
@@ -117,7 +118,7 @@ def _untyped(item: Any) -> tuple[Any, bool]:
     return result, changed
 
 
-def _untyped_messages(messages: Any) -> tuple[Any, bool]:
+def untyped_messages(messages: Any) -> tuple[Any, bool]:
     if not isinstance(messages, list):
         return messages, False
     pairs = [_untyped(message) for message in messages]
@@ -136,11 +137,11 @@ def untyped_event(kind: str, event: AnyEvent) -> tuple[AnyEvent, bool]:
         return parse_any_event(wire), True
     if kind == "MESSAGES_SNAPSHOT":
         wire = event.model_dump(by_alias=True, mode="json")
-        wire["messages"], changed = _untyped_messages(wire.get("messages"))
+        wire["messages"], changed = untyped_messages(wire.get("messages"))
         return (parse_any_event(wire), True) if changed else (event, False)
     if kind == "RUN_STARTED" and getattr(event, "input", None) is not None:
         wire = event.model_dump(by_alias=True, mode="json")
-        messages, changed = _untyped_messages(wire["input"].get("messages"))
+        messages, changed = untyped_messages(wire["input"].get("messages"))
         if not changed:
             return event, False
         wire["input"] = {**wire["input"], "messages": messages}

@@ -1,0 +1,80 @@
+"""The PostgreSQL thread store behind the proxy: every worker shares one database, so a thread's
+turns may land on any worker (the ``threaded`` deployment)."""
+
+from __future__ import annotations
+
+import anyio
+import httpx
+import pytest
+
+from ag_ui.core.events import EventType
+from tests.deploy.harness import Deployment
+from tests.deploy.streams import AgentRun, body, expected_text, read_stream, run_agent
+
+pytestmark = pytest.mark.anyio
+
+THREADS = 100
+
+
+async def test_readiness_pings_both_stores(threaded: Deployment) -> None:
+    async with httpx.AsyncClient(timeout=5) as client:
+        ready = await client.get(f"{threaded.url}/agent/health/ready")
+    assert ready.json() == {
+        "status": "ready",
+        "draining": False,
+        "runStore": "ok",
+        "threadStore": "ok",
+    }
+
+
+async def test_threads_in_postgresql_across_workers(threaded: Deployment) -> None:
+    """Each of 100 threads (all at once) gets two runs through nginx (round-robin: on different
+    workers), the second sending only its new message; the PostgreSQL thread store every
+    worker shares holds both turns of each, read back through the proxy."""
+    url = f"{threaded.url}/agent"
+    async with httpx.AsyncClient(timeout=30) as client:
+
+        async def turn(n: int, which: int) -> None:
+            request = body(f"th{n}-{which}", 3, 0)
+            request["threadId"] = f"pg-thread-{n}"
+            request["messages"][0]["id"] = f"u{n}-{which}"
+            (await read_stream(client, url, request)).check(3)
+
+        for which in (1, 2):
+            async with anyio.create_task_group() as tasks:
+                for n in range(THREADS):
+                    tasks.start_soon(turn, n, which)
+        for n in range(THREADS):
+            thread = (await client.get(f"{url}/threads/pg-thread-{n}")).json()
+            roles = [message["role"] for message in thread["messages"]]
+            assert roles == ["user", "assistant", "user", "assistant"], thread
+            assert [run["runId"] for run in thread["runs"]] == [f"th{n}-1", f"th{n}-2"]
+
+
+async def test_a_restart_keeps_every_thread(threaded: Deployment) -> None:
+    """SIGTERM to one worker while 12 thread runs (2.5 s each) stream, then it starts again:
+    every run ends whole (the cut ones resumed through nginx), and the draining worker saved
+    the threads of its runs within its grace: each reads back with both messages."""
+    url = f"{threaded.url}/agent"
+    runs: list[AgentRun] = []
+    async with httpx.AsyncClient(timeout=30) as client:
+
+        async def one(n: int) -> None:
+            runs.append(await run_agent(client, url, f"tr{n}", 25, 0.1))
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(12):
+                tasks.start_soon(one, n)
+            await anyio.sleep(0.5)
+            victim = threaded.workers[1]
+            await anyio.to_thread.run_sync(victim.terminate)
+            await anyio.to_thread.run_sync(victim.start)
+        for run in runs:
+            assert run.failure is None, run.failure
+            assert run.types[-1] == EventType.RUN_FINISHED
+            assert run.text == expected_text(25)
+        assert any(run.reconnects for run in runs)
+        for n in range(12):
+            thread = (await client.get(f"{url}/threads/t-tr{n}")).json()
+            assert [m["role"] for m in thread["messages"]] == ["user", "assistant"], thread
+            assert thread["messages"][1]["content"] == expected_text(25)
