@@ -38,9 +38,9 @@ PROTOBUF = "application/vnd.ag-ui.event+proto"
 # -- servers (each runs in its own process and venv) ---------------------------------------------
 
 
-def serve_ours(port: int, verify: bool) -> None:
+def ours_app(verify: bool = True) -> Any:
+    """Our server's app for the benchmark's agent (a granian factory target too)."""
     import anyio
-    import uvicorn
 
     from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
     from ag_ui.server import create_app
@@ -55,8 +55,33 @@ def serve_ours(port: int, verify: bool) -> None:
             yield TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
         yield TextMessageEndEvent(message_id="msg-1")
 
-    app = create_app(agent, verify=verify, keepalive=None)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=2048)
+    return create_app(agent, verify=verify, keepalive=None)
+
+
+def serve_ours(port: int, verify: bool) -> None:
+    import uvicorn
+
+    uvicorn.run(ours_app(verify), host="127.0.0.1", port=port, log_level="error", backlog=2048)
+
+
+def serve_granian(port: int) -> None:
+    """Our app (guard + verifier) on granian: one worker, one runtime thread, ASGI, HTTP/1."""
+    from granian import Granian
+
+    # granian's worker imports the target by name: this file's folder must be importable.
+    os.environ["PYTHONPATH"] = str(Path(__file__).resolve().parent)
+    sys.path.insert(0, os.environ["PYTHONPATH"])
+    Granian(
+        "bench_server:ours_app",
+        factory=True,
+        address="127.0.0.1",
+        port=port,
+        interface="asgi",  # type: ignore[arg-type]
+        workers=1,
+        http="1",  # type: ignore[arg-type]
+        log_level="error",  # type: ignore[arg-type]
+        backlog=2048,
+    ).serve()
 
 
 def serve_floor(port: int, build: bool = False) -> None:
@@ -368,7 +393,8 @@ def concurrency(clients: int, events: int, hold: float) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--serve", choices=("ours", "ours-noverify", "official", "floor", "floor-build")
+        "--serve",
+        choices=("ours", "ours-noverify", "official", "floor", "floor-build", "granian"),
     )
     parser.add_argument("--port", type=int)
     parser.add_argument("--events", type=int, default=20000)
@@ -381,6 +407,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.serve == "official":
         serve_official(args.port)
+        return
+    if args.serve == "granian":
+        serve_granian(args.port)
         return
     if args.serve in ("floor", "floor-build"):
         serve_floor(args.port, build=args.serve == "floor-build")
@@ -411,6 +440,16 @@ def main() -> None:
         f"  ag_ui.server over protobuf (guard + verifier): {ours_protobuf:10,.0f} events/s  "
         f"{ours_protobuf / official:.2f}x official SSE, {ours_protobuf / ours:.2f}x ours over SSE"
     )
+    try:
+        import granian  # noqa: F401  (optional: pip install granian)
+    except ImportError:
+        print("  granian: not installed (pip install granian), row skipped")
+    else:
+        on_granian = throughput("granian", args.events, args.rounds)
+        print(
+            f"  ag_ui.server on granian (guard + verifier): {on_granian:10,.0f} events/s  "
+            f"{on_granian / ours:.2f}x ours on uvicorn"
+        )
     if args.throughput_only:
         return
     print("\nTime to first event, one client at a time (200 short runs):")
