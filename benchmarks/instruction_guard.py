@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any, Callable
 
@@ -33,6 +34,7 @@ RECORD = HERE / "instruction_counts.json"
 TOLERANCE = 0.10
 HISTORY = 10_000
 DELTAS = 200
+SERVER_DELTAS = 1_000
 
 
 def workloads() -> dict[str, Callable[[], None]]:
@@ -90,7 +92,65 @@ def workloads() -> dict[str, Callable[[], None]]:
         "decode": decode,
         "reducer_delta": reducer_delta,
         "pipeline_delta": pipeline_delta,
+        "server_run": _server_run(),
     }
+
+
+def _server_run() -> Callable[[], None]:
+    """One streamed run through ``create_app``'s ASGI app, in process (no socket): the agent
+    builds SERVER_DELTAS text deltas; the guard, verifier, downgrade sink and outbox do the rest.
+    """
+    import asyncio
+
+    from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
+    from ag_ui.server import create_app
+
+    async def agent(run_input: Any, ctx: Any) -> Any:
+        yield TextMessageStartEvent(message_id="m")
+        for _ in range(SERVER_DELTAS):
+            yield TextMessageContentEvent(message_id="m", delta="tok ")
+        yield TextMessageEndEvent(message_id="m")
+
+    app = create_app(agent, keepalive=None)
+    body = json.dumps({"threadId": "t", "runId": "r", "messages": []}).encode()
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/agent",
+        "raw_path": b"/agent",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"content-type", b"application/json"),
+            (b"accept", b"text/event-stream"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+
+    async def call() -> None:
+        received = asyncio.Event()
+        sent: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            if not received.is_set():
+                received.set()
+                return {"type": "http.request", "body": body, "more_body": False}
+            await asyncio.Event().wait()  # the client never disconnects
+            raise AssertionError
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message.get("body", b""))
+
+        await app(scope, receive, send)
+        if b"".join(sent).count(b"TEXT_MESSAGE_CONTENT") != SERVER_DELTAS:
+            raise RuntimeError("server_run: the run did not stream every delta")
+
+    return lambda: asyncio.run(call())
 
 
 WORK = {
@@ -99,6 +159,7 @@ WORK = {
     "decode": "parse_event on the stream mix's 558 JSON payloads",
     "reducer_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through apply_event, {HISTORY:,} messages",
     "pipeline_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through EventPipeline, {HISTORY:,} messages",
+    "server_run": f"a run of {SERVER_DELTAS:,} text deltas through create_app's app, in process",
 }
 
 
