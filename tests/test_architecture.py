@@ -36,8 +36,17 @@ LAYERS: dict[str, frozenset[str]] = {
     "ag_ui.apply": frozenset({"ag_ui.core", "ag_ui.json_patch", "ag_ui.verify"}),
     "ag_ui.recording": frozenset({"ag_ui.core", "ag_ui.encoder", "ag_ui.proto"}),
     "ag_ui.store": frozenset({"ag_ui.core", "ag_ui.encoder"}),
+    "ag_ui.telemetry": frozenset({"ag_ui.core"}),
     "ag_ui.client": frozenset(
-        {"ag_ui.core", "ag_ui.encoder", "ag_ui.proto", "ag_ui.verify", "ag_ui.apply", "ag_ui.tools"}
+        {
+            "ag_ui.core",
+            "ag_ui.encoder",
+            "ag_ui.proto",
+            "ag_ui.verify",
+            "ag_ui.apply",
+            "ag_ui.tools",
+            "ag_ui.telemetry",  # traceparent on requests
+        }
     ),
     "ag_ui.server": frozenset(
         {
@@ -47,10 +56,11 @@ LAYERS: dict[str, frozenset[str]] = {
             "ag_ui.verify",
             "ag_ui.apply",  # the reducer: a run's conversation as a thread store keeps it
             "ag_ui.store",
+            "ag_ui.telemetry",  # run spans and metrics
         }
     ),
     "ag_ui.tools": frozenset({"ag_ui.core"}),
-    "ag_ui.providers": frozenset({"ag_ui.core", "ag_ui.server", "ag_ui.tools"}),
+    "ag_ui.providers": frozenset({"ag_ui.core", "ag_ui.server", "ag_ui.tools", "ag_ui.telemetry"}),
     # providers: the dojo's model mode (ag_ui.demo.dojo_model, imported only with --model)
     "ag_ui.demo": frozenset({"ag_ui.core", "ag_ui.server", "ag_ui.providers"}),
     "ag_ui.testing": frozenset(
@@ -74,6 +84,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "ag_ui.recording",
             "ag_ui.client",
             "ag_ui.server",
+            "ag_ui.telemetry",  # the trace id header
         }
     ),
     "ag_ui.cli": EVERYTHING,

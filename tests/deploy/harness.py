@@ -88,9 +88,9 @@ class Worker:
         self.launch()
         self.wait_ready()
 
-    def launch(self) -> None:
-        """Start the process (``wait_ready`` waits for it: several start at once)."""
-        command = [
+    def command(self) -> list[str]:
+        """The process to start (uvicorn; ``GunicornWorker`` runs gunicorn instead)."""
+        return [
             sys.executable,
             "-m",
             "uvicorn",
@@ -105,6 +105,10 @@ class Worker:
             f"{self._graceful_timeout:g}",
             *self._extra_args,
         ]
+
+    def launch(self) -> None:
+        """Start the process (``wait_ready`` waits for it: several start at once)."""
+        command = self.command()
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, cwd=REPO, env=self._env, stderr=log)
 

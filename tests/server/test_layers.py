@@ -45,7 +45,16 @@ LAYERS: dict[str, list[set[str]]] = {
 }
 
 OTHER_PACKAGES = {
-    "server": {"core", "encoder", "verify", "json_patch", "apply", "store", "_require_sdk"},
+    "server": {
+        "core",
+        "encoder",
+        "verify",
+        "json_patch",
+        "apply",
+        "store",
+        "telemetry",  # the switch, the run spans (docs/telemetry.md)
+        "_require_sdk",
+    },
     "store": {"core", "encoder", "_require_sdk"},
 }
 

@@ -26,6 +26,7 @@ import uuid
 from typing import Any, Optional
 
 from ag_ui.cli._arguments import non_negative_seconds, port
+from ag_ui.cli._otel import add_otel_arguments, exporting
 from ag_ui.cli._thread_store import default_threads_url, open_for_serving, thread_store_url
 from ag_ui.core._listen import listen
 
@@ -103,6 +104,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="URL",
         help="with --dojo --model: an OpenAI-compatible server (http://127.0.0.1:4010/v1)",
     )
+    add_otel_arguments(parser)
     parser.set_defaults(func=run, extra="server")
 
 
@@ -157,14 +159,21 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
-    if not args.no_chat and _on_a_terminal() and _has_client():
-        return _serve_and_chat(server, sock, url, threads=threads, thread_id=args.thread_id)
-    print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
-    print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"')
-    if threads is not None:
-        print(f"Conversations are kept in {threads} (agui threads list {url}).")
-    sys.stdout.flush()
-    server.run(sockets=[sock])
+    try:
+        with exporting(args) as otel:
+            if not args.no_chat and _on_a_terminal() and _has_client():
+                return _serve_and_chat(server, sock, url, threads=threads, thread_id=args.thread_id)
+            print(f"AG-UI demo agent on {url} (capabilities: {url}/capabilities). Ctrl-C stops it.")
+            print(f'Try:  agui run {url} -m "{DEFAULT_MESSAGE}"')
+            if threads is not None:
+                print(f"Conversations are kept in {threads} (agui threads list {url}).")
+            if otel is not None:
+                print(f"Telemetry: OpenTelemetry traces and metrics to {otel}")
+            sys.stdout.flush()
+            server.run(sockets=[sock])
+    except ImportError as exc:
+        print(f"agui demo: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

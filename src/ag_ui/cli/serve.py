@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from ag_ui.cli._otel import add_otel_arguments, exporting
 from ag_ui.cli._thread_store import default_threads_url, open_for_serving, thread_store_url
 from ag_ui.core._listen import agent_url, listen
 
@@ -103,6 +104,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="put provider and exception details in RUN_ERROR messages (never in production)",
     )
+    add_otel_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -232,5 +234,12 @@ def run(args: argparse.Namespace) -> int:
         log_level="warning",
         timeout_graceful_shutdown=1,
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        with exporting(args) as otel:
+            if otel is not None:
+                print(f"Telemetry: OpenTelemetry traces and metrics to {otel}")
+                sys.stdout.flush()
+            uvicorn.Server(config).run(sockets=[sock])
+    except ImportError as exc:
+        return _fail(str(exc))
     return 0

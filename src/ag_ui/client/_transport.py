@@ -47,6 +47,7 @@ from ag_ui.core.errors import (
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
+from ag_ui.telemetry._propagation import inject_current
 
 __all__ = [
     "AbortSignal",
@@ -148,6 +149,9 @@ async def stream_events(
     if body is not None:
         request_headers["Content-Type"] = "application/json"
     request_headers["Accept"] = accept_header(proto)
+    # W3C trace context of the caller's current span (when the application uses
+    # OpenTelemetry), so that the server's run continues the caller's trace.
+    inject_current(request_headers)
     signal = signal or AbortSignal()
     method = "GET" if body is None else "POST"
     request = client.build_request(

@@ -101,6 +101,9 @@ class LiveThread:
         else:
             self.session.begin_run(run_input, self._now())
 
+    def trace_received(self, trace_id: str) -> None:
+        self.session.set_trace_id(trace_id)
+
     def frame_received(self, event: Optional[AnyEvent], raw: str, problem: Optional[str]) -> None:
         at = self._now()
         if event is None:

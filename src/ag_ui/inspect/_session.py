@@ -38,6 +38,8 @@ class RunInfo:
     first_row: int
     at: Optional[float] = None
     input: Optional[dict[str, Any]] = None
+    trace_id: Optional[str] = None
+    """The run's OpenTelemetry trace id, from the response's ``x-ag-ui-trace-id`` header."""
 
 
 def _wire(event: AnyEvent) -> tuple[dict[str, Any], str]:
@@ -123,6 +125,12 @@ class Session:
         for finding in self._analyzer.finish():
             self._attach(finding)
         self._changed_now()
+
+    def set_trace_id(self, trace_id: str) -> None:
+        """The current run's trace id (docs/telemetry.md), shown with its first event."""
+        if self.runs and self.runs[-1].trace_id is None:
+            self.runs[-1].trace_id = trace_id
+            self._changed_now()
 
     def note(self, text: str) -> None:
         self.notices.append(text)
@@ -238,6 +246,7 @@ class Session:
             "diff": json_patch_diff(before, after) if before != after else [],
             "findings": [f.to_json() for f in row.findings],
             "runInput": run.input if run.first_row == index else None,
+            "traceId": run.trace_id if run.first_row == index else None,
             "gap": None
             if index == 0 or row.at is None or self.rows[index - 1].at is None
             else round(row.at - (self.rows[index - 1].at or 0.0), 6),

@@ -3,7 +3,8 @@
 ``HttpAgent`` does the talking (requests, decoding, reconnects, verification, interrupts); this
 tee sits at the transport seam under it and copies, without changing a byte, what goes out and
 what comes back: the ``RunAgentInput`` of each run and each frame as received (SSE ``data``
-text, or a protobuf frame's hex) with its arrival time. Request headers are never looked at.
+text, or a protobuf frame's hex) with its arrival time, and the run's trace id when the server
+sends one (``x-ag-ui-trace-id``, docs/telemetry.md). Request headers are never looked at.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ag_ui.core.decoding import AnyEvent, parse_any_event, parse_run_agent_input
 from ag_ui.core.errors import AGUIError, UnknownEventTypeError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSEDecoder
+from ag_ui.telemetry._propagation import TRACE_ID_HEADER
 
 __all__ = ["FrameSink", "TeeTransport"]
 
@@ -28,6 +30,9 @@ class FrameSink(Protocol):
     """Where the tee reports (the live conversation)."""
 
     def request_sent(self, run_input: Optional[RunAgentInput], reconnect: bool) -> None: ...
+
+    def trace_received(self, trace_id: str) -> None:
+        """The response named its run's trace id (``x-ag-ui-trace-id``)."""
 
     def frame_received(self, event: Optional[AnyEvent], raw: str, problem: Optional[str]) -> None:
         """``event`` is None when the frame is not a known event (``problem`` says why)."""
@@ -110,6 +115,9 @@ class TeeTransport(httpx.AsyncBaseTransport):
         response = await self._inner.handle_async_request(request)
         if request.method != "POST" and not request.url.path.endswith("/connect"):
             return response
+        trace_id = response.headers.get(TRACE_ID_HEADER)
+        if trace_id:
+            self.sink.trace_received(trace_id)
         splitter = _Splitter(response.headers.get("content-type", ""), self.sink.frame_received)
         assert isinstance(response.stream, httpx.AsyncByteStream)
         return httpx.Response(

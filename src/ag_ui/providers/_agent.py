@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import anyio
 
@@ -46,7 +46,11 @@ from ag_ui.providers._state_tool import STATE_TOOL_NAME, state_tool
 from ag_ui.providers._turn import Turn
 from ag_ui.providers._value_types import for_client_before_1_1, predates_value_types
 from ag_ui.server import RunContext
+from ag_ui.telemetry import _switch as telemetry_switch
 from ag_ui.tools import FunctionTool, ToolResult
+
+if TYPE_CHECKING:
+    from ag_ui.telemetry._model_call import ModelCall
 
 __all__ = [
     "DEFAULT_MAX_ROUNDS",
@@ -254,33 +258,56 @@ class ModelAgent:
         adapter = provider.adapter(message_id=ctx.new_id("msg"), new_id=ctx.new_id, debug=ctx.debug)
         stream: Optional[ModelStream] = None
         streaming = False
+        telemetry = telemetry_switch.current
+        call: Optional[ModelCall] = None
+        if telemetry is not None:
+            call = telemetry.model_call(
+                provider=provider.provider,
+                model=provider.model,
+                system=conversation.system,
+                messages=conversation.messages,
+            )
         try:
             stream = await provider.open_stream(request)
             async for chunk in stream:
                 streaming = True
-                for event in adapter.feed(chunk):
+                events = adapter.feed(chunk)
+                if call is not None and events:
+                    call.first_output()
+                for event in events:
                     await ctx.emit(shaped(event))
             closing = adapter.close()
         except ProviderError as exc:
             logger.warning("run %s: %s (%s)", ctx.run_id, exc.code, exc.message)
+            if call is not None:
+                call.fail(exc.code, exc.message)
             raise
         except Exception as exc:
             error = provider.classify(exc, debug=ctx.debug, streaming=streaming)
+            if call is not None:
+                call.fail(error.code if error is not None else type(exc).__qualname__, str(exc))
             if error is None:
                 raise
             logger.warning(
                 "run %s: model provider failed: %s: %s", ctx.run_id, type(exc).__name__, exc
             )
             raise error from exc
+        except BaseException:  # cancelled: the client left, the time limit passed
+            if call is not None:
+                call.fail("cancelled", "the run was cancelled during the model call")
+            raise
         finally:
             if stream is not None:
                 # Shielded: when the client left, the run is being cancelled, and the provider's
                 # connection must still be closed (it stops generating, and billing).
                 with anyio.move_on_after(_CLOSE_TIMEOUT, shield=True):
                     await stream.close()
+        turn = adapter.turn
+        if call is not None:
+            call.finish(stop_reason=turn.stop_reason, usage=turn.usage, output=turn.messages)
         for event in closing:
             await ctx.emit(shaped(event))
-        return adapter.turn
+        return turn
 
     async def _run_backend_tools(
         self,
@@ -296,12 +323,18 @@ class ModelAgent:
 
         async def run(index: int, call: ToolCall) -> None:
             tool = backend.get(call.function.name)
-            if tool is None:
-                results[index] = _unknown_tool(call, [*backend, *frontend])
+            telemetry = telemetry_switch.current
+            if telemetry is None:
+                results[index] = await _answer(tool, call)
                 return
-            results[index] = await tool.run(
-                call.function.arguments, context=ctx, expose_errors=expose
-            )
+            with telemetry.tool(call.function.name, call.id, call.function.arguments) as span:
+                result = results[index] = await _answer(tool, call)
+                span.done(result.content, result.error)
+
+        async def _answer(tool: Optional[FunctionTool], call: ToolCall) -> ToolResult:
+            if tool is None:
+                return _unknown_tool(call, [*backend, *frontend])
+            return await tool.run(call.function.arguments, context=ctx, expose_errors=expose)
 
         async with anyio.create_task_group() as tasks:
             for index, call in enumerate(answered):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import anyio
 from starlette.requests import Request
@@ -61,7 +61,14 @@ from ag_ui.server._request import check_method
 from ag_ui.server._response import pump, stream_response
 from ag_ui.server._threads import DEFAULT_SAVE_TIMEOUT, history_events
 from ag_ui.store import RunStore, ThreadStore
+from ag_ui.telemetry import _switch as telemetry_switch
+from ag_ui.telemetry._propagation import TRACE_ID_HEADER
 from ag_ui.verify import compact_events
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
+    from ag_ui.telemetry._telemetry import Telemetry
 
 __all__ = ["ConnectEndpoint", "parse_last_event_id"]
 
@@ -118,6 +125,8 @@ class ConnectEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
         encoder = EventEncoder(accept=request.headers.get("accept"))
+        telemetry: Optional[Telemetry] = None
+        reader: Optional[Span] = None
         try:
             check_method(request.method, "GET")
             principal = self._access.owner(await self._access.authorize(request))
@@ -131,6 +140,10 @@ class ConnectEndpoint:
                 after = min(after, await self._store.last_position(key))
                 frames = run_frames(self._store, key, after, encoder)
                 headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: str(after)}
+                telemetry = telemetry_switch.current
+                if telemetry is not None:
+                    reader = telemetry.reader(key, request.headers, {"ag_ui.after": after})
+                    headers[TRACE_ID_HEADER] = format(reader.get_span_context().trace_id, "032x")
             else:
                 frames = await self._thread_history(target, principal, encoder)
         except RunNotFoundError:
@@ -142,9 +155,30 @@ class ConnectEndpoint:
         except RequestRejectedError as rejection:
             await send_error(send, rejection)
             return
-        await stream_response(
-            receive, send, pump(frames), encoder=encoder, keepalive=self._keepalive, headers=headers
-        )
+        if reader is None:
+            await stream_response(
+                receive,
+                send,
+                pump(frames),
+                encoder=encoder,
+                keepalive=self._keepalive,
+                headers=headers,
+            )
+            return
+        assert telemetry is not None
+        telemetry.streams(1)
+        try:
+            await stream_response(
+                receive,
+                send,
+                pump(frames),
+                encoder=encoder,
+                keepalive=self._keepalive,
+                headers=headers,
+            )
+        finally:
+            telemetry.streams(-1)
+            reader.end()
 
     async def _thread_history(
         self, thread_id: str, principal: Optional[str], encoder: EventEncoder

@@ -21,7 +21,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import anyio
 from anyio.abc import TaskGroup
@@ -41,6 +41,9 @@ from ag_ui.server._store_writer import StoreWriter
 from ag_ui.server._threads import ThreadRecorder
 from ag_ui.server._time_limit import run_within
 from ag_ui.store import RunStore
+
+if TYPE_CHECKING:
+    from ag_ui.telemetry._run import RunTelemetry
 
 Sink = Callable[[list[BaseEvent]], Awaitable[None]]
 
@@ -140,6 +143,7 @@ async def run_detached(
     request: Request,
     downgrade: bool = True,
     recorder: Optional[ThreadRecorder] = None,
+    spans: Optional[RunTelemetry] = None,
 ) -> None:
     """Run ``agent`` with its events appended to ``store`` under ``key`` through ``writer``;
     never raises except for cancellation. Whatever happens, the run's end is recorded
@@ -152,6 +156,8 @@ async def run_detached(
     guard = RunGuard(run_input, verify=verify)
     sink: Sink = downgrading_sink(writer.put, run_input, enabled=downgrade)
     limit_sink: Sink = writer.put
+    if spans is not None:  # sees what readers are sent, before any downgrade
+        sink, limit_sink = spans.wrap(sink), spans.wrap(limit_sink)
     if recorder is not None:  # the conversation is saved before the run's end is stored
         sink, limit_sink = recorder.wrap(sink), recorder.wrap(limit_sink)
     start_agent = functools.partial(
@@ -168,13 +174,21 @@ async def run_detached(
     async with anyio.create_task_group() as beats:
         beats.start_soon(_beat, store, key)
         try:
-            await _run_and_record(
-                store, key, writer, guard, start_agent, limit_sink, run_ttl=run_ttl
-            )
+            if spans is None:
+                await _run_and_record(
+                    store, key, writer, guard, start_agent, limit_sink, run_ttl=run_ttl
+                )
+            else:
+                with spans.activate():
+                    await _run_and_record(
+                        store, key, writer, guard, start_agent, limit_sink, run_ttl=run_ttl
+                    )
         finally:
             beats.cancel_scope.cancel()
             if recorder is not None:
                 await recorder.close()
+            if spans is not None:
+                spans.close()
     held = [run_input.messages]
     del run_input, guard, start_agent  # this run's references; the request may hold its own
     await release(held)

@@ -19,6 +19,7 @@ the connection that started the run a read back from the store.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import NamedTuple, Optional
 
@@ -28,6 +29,7 @@ from ag_ui.core._surrogates import wire_json
 from ag_ui.core.errors import RunNotFoundError, StoreUnavailableError
 from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.store import RunStore
+from ag_ui.telemetry import _switch as telemetry_switch
 
 __all__ = ["LIVE_FEED_BYTES", "LiveBatch", "LiveFeed", "StoreWriter"]
 
@@ -201,7 +203,13 @@ class StoreWriter:
                 self._room = None
             try:
                 with anyio.CancelScope(shield=True):
-                    last = await self._store.append_encoded(self._key, batch)
+                    telemetry = telemetry_switch.current
+                    if telemetry is None:
+                        last = await self._store.append_encoded(self._key, batch)
+                    else:
+                        started = time.perf_counter()
+                        last = await self._store.append_encoded(self._key, batch)
+                        telemetry.store_call("append", time.perf_counter() - started)
             except (StoreUnavailableError, RunNotFoundError) as exc:
                 self.failure = exc
                 if self._room is not None:

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
+import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
@@ -70,9 +71,13 @@ from ag_ui.server._thread_endpoints import ThreadsEndpoint
 from ag_ui.server._threads import ThreadKeeper, ThreadRecorder
 from ag_ui.server._time_limit import run_within
 from ag_ui.store import RunStore, ThreadStore
+from ag_ui.telemetry import _switch as telemetry_switch
+from ag_ui.telemetry._propagation import TRACE_ID_HEADER, key_with_span
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ag_ui.telemetry._run import RunTelemetry
 
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
 
@@ -234,6 +239,11 @@ class AgentEndpoint:
         self.tap = Tap.from_option(tap)
         self._tap_announced = False
         self.threads = threads
+        self.agent_name: str = (
+            getattr(agent, "name", None) or getattr(agent, "__name__", None) or type(agent).__name__
+        )
+        """``gen_ai.agent.name`` of the runs' spans (docs/telemetry.md): the agent's ``name``,
+        else its function's or class's name."""
         self.thread_keeper = (
             ThreadKeeper(threads, public=public_thread_history) if threads is not None else None
         )
@@ -418,10 +428,31 @@ class AgentEndpoint:
             recorder: Optional[ThreadRecorder] = None
             if self.thread_keeper is not None:
                 run_input, recorder = await self._thread_of(run_input, auth)
-            if self.store is not None:
-                key, feed = await self._create_detached(
-                    self.store, request, run_input, auth, recorder, protobuf=encoder.is_protobuf
+            telemetry = telemetry_switch.current
+            spans: Optional[RunTelemetry] = None
+            if telemetry is not None:
+                spans = telemetry.start_run(
+                    agent_name=self.agent_name,
+                    thread_id=run_input.thread_id,
+                    run_id=run_input.run_id,
+                    headers=request.headers,
+                    detached=self.store is not None,
                 )
+            if self.store is not None:
+                try:
+                    key, feed = await self._create_detached(
+                        self.store,
+                        request,
+                        run_input,
+                        auth,
+                        recorder,
+                        spans,
+                        protobuf=encoder.is_protobuf,
+                    )
+                except RequestRejectedError as rejection:
+                    if spans is not None:
+                        spans.refused(rejection.code, rejection.message)
+                    raise
         except RequestRejectedError as rejection:
             await send_error(send, rejection)
             return
@@ -431,11 +462,29 @@ class AgentEndpoint:
             headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: "0"}
         else:
             # Bound to the request: the client leaving cancels the agent.
-            produce = self._bound_run(encoder, request, run_input, auth, recorder)
+            produce = self._bound_run(encoder, request, run_input, auth, recorder, spans)
             headers = {}
-        await stream_response(
-            receive, send, produce, encoder=encoder, keepalive=self.keepalive, headers=headers
-        )
+        if spans is None:
+            await stream_response(
+                receive, send, produce, encoder=encoder, keepalive=self.keepalive, headers=headers
+            )
+        else:
+            assert telemetry is not None
+            headers[TRACE_ID_HEADER] = spans.trace_id
+            telemetry.streams(1)
+            try:
+                await stream_response(
+                    receive,
+                    send,
+                    produce,
+                    encoder=encoder,
+                    keepalive=self.keepalive,
+                    headers=headers,
+                )
+            finally:
+                telemetry.streams(-1)
+                if self.store is None:  # a response that ended before its run began (no-op
+                    spans.close()  # once the run closed it); a detached run closes its own
         # This request's hold on the run input ends: a large input is freed in slices by its
         # last holder (``_release``; for a detached run, this request or the run's task).
         held = [run_input.messages]
@@ -460,6 +509,7 @@ class AgentEndpoint:
         run_input: RunAgentInput,
         auth: Any,
         recorder: Optional[ThreadRecorder],
+        spans: Optional[RunTelemetry],
     ) -> Producer:
         """The run as the producer of its own response: each guarded event is encoded and put
         as it comes (no store, no batching)."""
@@ -471,6 +521,19 @@ class AgentEndpoint:
                     await put(encode(event))
 
             sink = downgrading_sink(encoding_sink, run_input, enabled=self.downgrade_older_clients)
+            if spans is not None:  # sees what the client is sent, before any downgrade
+                if sink is encoding_sink:  # a 1.0 client: observed in the encoding sink itself
+                    observe = spans.observe
+
+                    async def observed_encoding_sink(events: list[BaseEvent]) -> None:
+                        # One coroutine call per event less than a wrapper around the sink.
+                        observe(events)
+                        for event in events:
+                            await put(encode(event))
+
+                    sink = observed_encoding_sink
+                else:
+                    sink = spans.wrap(sink)
             if recorder is not None:
                 sink = recorder.wrap(sink)
             guard = RunGuard(run_input, verify=self.verify)
@@ -485,11 +548,21 @@ class AgentEndpoint:
                 request=request,
                 guard=guard,
             )
+            left = False
             try:
-                await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
+                if spans is None:
+                    await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
+                else:
+                    with spans.activate():
+                        await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
+            except anyio.get_cancelled_exc_class():
+                left = True  # the client left (or the server is shutting down)
+                raise
             finally:
                 if recorder is not None:
                     await recorder.close()
+                if spans is not None:
+                    spans.close(disconnected=left)
 
         return produce
 
@@ -500,6 +573,7 @@ class AgentEndpoint:
         run_input: RunAgentInput,
         auth: Any,
         recorder: Optional[ThreadRecorder],
+        spans: Optional[RunTelemetry],
         *,
         protobuf: bool,
     ) -> tuple[str, LiveFeed]:
@@ -514,6 +588,8 @@ class AgentEndpoint:
             raise rejection
         # The key, not the client's runId, names the stored run: clients cannot pick or guess it.
         key = secrets.token_urlsafe(18)
+        if spans is not None:  # readers on any worker continue the run's trace (_propagation)
+            key = key_with_span(key, *spans.span_ids)
         try:
             await store.create(key, run_input.thread_id, owner=self.access.owner(auth))
         except StoreFullError as exc:
@@ -539,6 +615,7 @@ class AgentEndpoint:
                 request=request,
                 downgrade=self.downgrade_older_clients,
                 recorder=recorder,
+                spans=spans,
             )
         )
         return key, feed

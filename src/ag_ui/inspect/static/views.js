@@ -90,6 +90,10 @@ export function renderEvent(el, detail) {
   el.append(h("h3", {}, "Decoded"), h("pre", {class: "json", id: "decoded"}, pretty(detail.decoded)));
   el.append(h("h3", {}, "As received"), h("pre", {class: "json", id: "raw"},
     detail.raw === null ? "(a recording keeps the decoded event only)" : detail.raw));
+  if (detail.traceId) {
+    el.append(h("h3", {}, "Trace"), h("p", {}, "OpenTelemetry trace id ",
+      h("code", {id: "trace-id"}, detail.traceId)));
+  }
   if (detail.runInput) {
     el.append(h("h3", {}, "Request of this run (RunAgentInput)"), jsonTree(detail.runInput, {open: 1}));
   }
