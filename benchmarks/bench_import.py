@@ -1,4 +1,5 @@
-"""Import time of ``ag_ui.core``: this package vs the official ``ag-ui-protocol`` 1.0.0.
+"""Import time of ``ag_ui.core``, ``ag_ui.client`` and ``ag_ui.server`` against the official
+``ag-ui-protocol`` 1.0.0's ``ag_ui.core``.
 
 Run: ``.venv/bin/python benchmarks/bench_import.py [--runs 20]`` (after ``scripts/test`` made
 .venv-official). Each run is a fresh interpreter timing ``import ag_ui.core`` (pydantic
@@ -26,14 +27,21 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OFFICIAL_PYTHON = REPO / ".venv-official" / "bin" / "python"
 _TIMED_IMPORT = (
-    "import time\nstart = time.perf_counter()\nimport ag_ui.core\n"
+    "import time\nstart = time.perf_counter()\nimport {module}\n"
     "print(time.perf_counter() - start)\n"
 )
+# Targets (issue 27): the server in absolute time, core and client against the official core.
+SERVER_TARGET_MS = 150.0
+RATIO_TARGET = 1.5
 
 
-def _import_seconds(python: str, env: dict[str, str]) -> float:
+def _import_seconds(python: str, env: dict[str, str], module: str = "ag_ui.core") -> float:
     out = subprocess.run(
-        [python, "-c", _TIMED_IMPORT], capture_output=True, text=True, env=env, check=True
+        [python, "-c", _TIMED_IMPORT.format(module=module)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
     return float(out.stdout)
 
@@ -53,23 +61,36 @@ def main() -> None:
         sys.exit("run scripts/test first: it creates .venv-official with ag-ui-protocol 1.0.0")
     _compile_ours()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    pythons = {"ours": sys.executable, "official": str(OFFICIAL_PYTHON)}
-    for python in pythons.values():  # warm the OS file cache and any missing bytecode
-        _import_seconds(python, env)
-    times: dict[str, list[float]] = {name: [] for name in pythons}
+    cases = {
+        "ours": (sys.executable, "ag_ui.core"),
+        "official": (str(OFFICIAL_PYTHON), "ag_ui.core"),
+        "ours client": (sys.executable, "ag_ui.client"),
+        "ours server": (sys.executable, "ag_ui.server"),
+    }
+    for python, module in cases.values():  # warm the OS file cache and any missing bytecode
+        _import_seconds(python, env, module)
+    times: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
-        for name, python in pythons.items():
-            times[name].append(_import_seconds(python, env))
+        for name, (python, module) in cases.items():
+            times[name].append(_import_seconds(python, env, module))
 
-    print(f"import ag_ui.core, {runs} fresh interpreters each, alternating")
-    print(f"{'':<10}{'best':>10}{'median':>10}")
+    print(f"{runs} fresh interpreters each, alternating")
+    print(f"{'':<14}{'best':>10}{'median':>10}{'median / official core':>26}")
+    official = statistics.median(times["official"])
     for name, samples in times.items():
         best, median = min(samples) * 1e3, statistics.median(samples) * 1e3
-        print(f"{name:<10}{best:>8.1f}ms{median:>8.1f}ms")
-    ours, official = times["ours"], times["official"]
+        print(f"{name:<14}{best:>8.1f}ms{median:>8.1f}ms{median / 1e3 / official:>25.2f}x")
+    ours, official_times = times["ours"], times["official"]
     print(
-        f"ours / official: best {min(ours) / min(official):.2f}, "
-        f"median {statistics.median(ours) / statistics.median(official):.2f}"
+        f"ours / official (ag_ui.core): best {min(ours) / min(official_times):.2f}, "
+        f"median {statistics.median(ours) / official:.2f}"
+    )
+    server = statistics.median(times["ours server"]) * 1e3
+    client = statistics.median(times["ours client"]) / official
+    print(
+        f"targets: ag_ui.server {server:.0f} ms (<= {SERVER_TARGET_MS:.0f}: "
+        f"{'met' if server <= SERVER_TARGET_MS else 'not met'}); ag_ui.client {client:.2f}x "
+        f"(<= {RATIO_TARGET}x: {'met' if client <= RATIO_TARGET else 'not met'})"
     )
 
 

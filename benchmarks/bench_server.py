@@ -2,7 +2,8 @@
 the official ``ag-ui-protocol`` 1.0.0 (run from ``.venv-official``), over loopback SSE.
 
 1. Throughput: events/s of one long run (RUN_STARTED, a text message of N deltas, RUN_FINISHED),
-   ours (guard + verifier on, and with ``verify=False``) vs the official-package server; and
+   ours (guard + verifier on, and with ``verify=False``) vs the official-package server and vs
+   the floor (the same events pre-encoded, streamed by a bare ASGI app on the same uvicorn); and
    ours over the protobuf transport (the official package has none).
 2. Concurrency: 500 simultaneous streaming clients on our server: all must complete with every
    event; p50/p99 time to first event; server memory per open stream.
@@ -37,9 +38,9 @@ PROTOBUF = "application/vnd.ag-ui.event+proto"
 # -- servers (each runs in its own process and venv) ---------------------------------------------
 
 
-def serve_ours(port: int, verify: bool) -> None:
+def ours_app(verify: bool = True) -> Any:
+    """Our server's app for the benchmark's agent (a granian factory target too)."""
     import anyio
-    import uvicorn
 
     from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
     from ag_ui.server import create_app
@@ -54,7 +55,104 @@ def serve_ours(port: int, verify: bool) -> None:
             yield TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
         yield TextMessageEndEvent(message_id="msg-1")
 
-    app = create_app(agent, verify=verify, keepalive=None)
+    return create_app(agent, verify=verify, keepalive=None)
+
+
+def serve_ours(port: int, verify: bool) -> None:
+    import uvicorn
+
+    uvicorn.run(ours_app(verify), host="127.0.0.1", port=port, log_level="error", backlog=2048)
+
+
+def serve_granian(port: int) -> None:
+    """Our app (guard + verifier) on granian: one worker, one runtime thread, ASGI, HTTP/1."""
+    from granian import Granian
+
+    # granian's worker imports the target by name: this file's folder must be importable.
+    os.environ["PYTHONPATH"] = str(Path(__file__).resolve().parent)
+    sys.path.insert(0, os.environ["PYTHONPATH"])
+    Granian(
+        "bench_server:ours_app",
+        factory=True,
+        address="127.0.0.1",
+        port=port,
+        interface="asgi",  # type: ignore[arg-type]
+        workers=1,
+        http="1",  # type: ignore[arg-type]
+        log_level="error",  # type: ignore[arg-type]
+        backlog=2048,
+    ).serve()
+
+
+def serve_floor(port: int, build: bool = False) -> None:
+    """The floor: the same run's events encoded once (per size), then streamed as bytes.
+
+    A bare ASGI app on the same uvicorn (h11, one worker): it reads the body, parses the JSON
+    (the run's size is in it, as for the other servers) and sends the pre-encoded SSE in 64 KiB
+    messages, as our server's writer sends what is queued; no model is built, nothing checked.
+    With ``build`` (the "floor-build" row), each request builds and encodes its events as our
+    agent does, with nothing between them and the socket: what a server's own layers (guard,
+    verifier, outbox) cost shows as the distance to this row.
+    """
+    import uvicorn
+
+    from ag_ui.core import (
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+    )
+    from ag_ui.encoder import EventEncoder
+
+    encoder = EventEncoder()
+    cache: dict[int, list[bytes]] = {}
+
+    def encoded(count: int) -> list[bytes]:
+        """The text message's frames, encoded on the first request of that size only."""
+        if build or count not in cache:
+            frames = [encoder.encode(TextMessageStartEvent(message_id="msg-1", role="assistant"))]
+            frames += [
+                encoder.encode(
+                    TextMessageContentEvent(message_id="msg-1", delta=WORDS[i % len(WORDS)])
+                )
+                for i in range(count)
+            ]
+            frames.append(encoder.encode(TextMessageEndEvent(message_id="msg-1")))
+            # 64 KiB messages cut between events, as our writer's are (the client counts
+            # events in the raw chunked body, where a chunk header inside one would hide it).
+            chunks, pending, size = [], [], 0
+            for frame in frames:
+                data = frame.encode()
+                pending.append(data)
+                size += len(data)
+                if size >= 65536:
+                    chunks.append(b"".join(pending))
+                    pending, size = [], 0
+            cache[count] = [*chunks, b"".join(pending)]
+        return cache[count]
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        run = json.loads(body)
+        count = int((run.get("forwardedProps") or {}).get("events", 100))
+        ids = {"thread_id": run["threadId"], "run_id": run["runId"]}
+        headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        started = encoder.encode(RunStartedEvent(**ids)).encode()
+        await send({"type": "http.response.body", "body": started, "more_body": True})
+        for chunk in encoded(count):
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        finished = encoder.encode(RunFinishedEvent(**ids)).encode()
+        await send({"type": "http.response.body", "body": finished})
+
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=2048)
 
 
@@ -221,6 +319,7 @@ def throughput(kind: str, events: int, rounds: int, accept: str = SSE) -> float:
     is_complete = complete_protobuf if accept == PROTOBUF else complete
     with Server(kind) as server:
         asyncio.run(one_run(server.port, 100, 0, "warmup", accept))
+        asyncio.run(one_run(server.port, events, 0, "warmup-full", accept))  # the floor's cache
         best = 0.0
         for round_number in range(rounds):
             _, elapsed, response = asyncio.run(
@@ -293,15 +392,27 @@ def concurrency(clients: int, events: int, hold: float) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--serve", choices=("ours", "ours-noverify", "official"))
+    parser.add_argument(
+        "--serve",
+        choices=("ours", "ours-noverify", "official", "floor", "floor-build", "granian"),
+    )
     parser.add_argument("--port", type=int)
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=500)
     parser.add_argument("--hold", type=float, default=3.0)
+    parser.add_argument(
+        "--throughput-only", action="store_true", help="only the throughput rows (a minute)"
+    )
     args = parser.parse_args()
     if args.serve == "official":
         serve_official(args.port)
+        return
+    if args.serve == "granian":
+        serve_granian(args.port)
+        return
+    if args.serve in ("floor", "floor-build"):
+        serve_floor(args.port, build=args.serve == "floor-build")
         return
     if args.serve:
         serve_ours(args.port, verify=args.serve == "ours")
@@ -311,21 +422,36 @@ def main() -> None:
         f"Throughput: one run of {args.events + 4} events over loopback SSE (best of {args.rounds})"
     )
     official = throughput("official", args.events, args.rounds)
+    floor = throughput("floor", args.events, args.rounds)
+    floor_build = throughput("floor-build", args.events, args.rounds)
     ours = throughput("ours", args.events, args.rounds)
     ours_noverify = throughput("ours-noverify", args.events, args.rounds)
     print(f"  official ag-ui-protocol 1.0.0 + FastAPI: {official:10,.0f} events/s")
-    print(
-        f"  ag_ui.server (guard + verifier):         {ours:10,.0f} events/s  {ours / official:.2f}x"
-    )
-    print(
-        f"  ag_ui.server (verify=False):             {ours_noverify:10,.0f} events/s  "
-        f"{ours_noverify / official:.2f}x"
-    )
+    print(f"  floor (pre-encoded bytes, same uvicorn): {floor:10,.0f} events/s")
+    print(f"  floor-build (models built + encoded):    {floor_build:10,.0f} events/s")
+    for label, rate in (("guard + verifier", ours), ("verify=False", ours_noverify)):
+        print(
+            f"  ag_ui.server ({label + '):':<26}{rate:10,.0f} events/s  "
+            f"{rate / official:.2f}x official, {rate / floor:.0%} of the floor, "
+            f"{rate / floor_build:.0%} of floor-build"
+        )
     ours_protobuf = throughput("ours", args.events, args.rounds, PROTOBUF)
     print(
         f"  ag_ui.server over protobuf (guard + verifier): {ours_protobuf:10,.0f} events/s  "
         f"{ours_protobuf / official:.2f}x official SSE, {ours_protobuf / ours:.2f}x ours over SSE"
     )
+    try:
+        import granian  # noqa: F401  (optional: pip install granian)
+    except ImportError:
+        print("  granian: not installed (pip install granian), row skipped")
+    else:
+        on_granian = throughput("granian", args.events, args.rounds)
+        print(
+            f"  ag_ui.server on granian (guard + verifier): {on_granian:10,.0f} events/s  "
+            f"{on_granian / ours:.2f}x ours on uvicorn"
+        )
+    if args.throughput_only:
+        return
     print("\nTime to first event, one client at a time (200 short runs):")
     for kind, label in (("official", "official + FastAPI"), ("ours", "ag_ui.server")):
         p50, p99 = sequential_ttfe(kind, 200)

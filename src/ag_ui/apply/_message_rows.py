@@ -14,6 +14,7 @@ from ag_ui.apply._state import (
     RunSummary,
     push_message,
     replace_message,
+    replaced_halves,
     to_wire,
     with_tool_call,
 )
@@ -78,7 +79,7 @@ def _target(current: AgentState, event: _MessageEvent, what: str) -> int:
     if position < 0:
         _warn(f"{what}: no message found with ID '{event.message_id}'; event skipped")
         return -1
-    if current.messages[position].get("role") == "activity":
+    if current.message_at(position).get("role") == "activity":
         _warn(f"{what}: message '{event.message_id}' is an activity message; event skipped")
         return -1
     return position
@@ -95,7 +96,7 @@ def stream_start(
     position = current._index.get(message_id, -1)
     metadata = event.metadata
     if position >= 0:
-        existing = current.messages[position]
+        existing = current.message_at(position)
         if existing.get("role") == "activity":
             _warn(f"{what}: message '{message_id}' is an activity message; event skipped")
             return current
@@ -119,25 +120,26 @@ def stream_content(
     what: str,
 ) -> AgentState:
     """TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append the delta."""
-    # The hottest row of all (one per token): kept flat on purpose, the state's six fields
-    # read in one C call, and the common case (the last message grows) built without unpacking.
-    messages, state, interrupts, run, index, tool_index = _fields_of(current)
+    # The hottest row of all (one per token): kept flat on purpose, the state's fields read in
+    # one C call, and the common case (the last message grows) copies the short tail only.
+    head, tail, state, interrupts, run, index, tool_index, _ = _fields_of(current)
     position = index.get(event.message_id, -1)
-    if position < 0 or messages[position].get("role") == "activity":
+    split = len(head)
+    if position < 0:
         _target(current, event, what)  # warns
         return current
-    existing = messages[position]
+    existing = head[position] if position < split else tail[position - split]
+    if existing.get("role") == "activity":
+        _target(current, event, what)  # warns
+        return current
     content = existing.get("content")
     text = join_text(content if content.__class__ is str else "", event.delta)
     message = {**existing, "content": text}
     metadata = event.metadata
     if metadata is not None:
         message = merge_metadata(message, metadata)
-    if position == len(messages) - 1:
-        grown = (*messages[:position], message)
-    else:
-        grown = (*messages[:position], message, *messages[position + 1 :])
-    return _new(AgentState, (grown, state, interrupts, run, index, tool_index))
+    head, tail = replaced_halves(head, tail, position, message)
+    return _new(AgentState, (head, tail, state, interrupts, run, index, tool_index, [None]))
 
 
 def text_content(current: AgentState, event: TextMessageContentEvent) -> AgentState:
@@ -159,7 +161,7 @@ def stream_end(
     if position < 0 or event.metadata is None:
         return current
     return replace_message(
-        current, position, merge_metadata(current.messages[position], event.metadata)
+        current, position, merge_metadata(current.message_at(position), event.metadata)
     )
 
 
@@ -170,7 +172,7 @@ def _find_tool_call(current: AgentState, call_id: str, *, assistant_only: bool) 
         return -1, -1  # every call in the messages is indexed, so it is nowhere
     position = current._index.get(message_id, -1)
     if position >= 0:
-        message = current.messages[position]
+        message = current.message_at(position)
         if not assistant_only or message.get("role") == "assistant":
             for call_position, call in enumerate(message.get("toolCalls") or ()):
                 if call.get("id") == call_id:
@@ -189,7 +191,7 @@ def _find_tool_call(current: AgentState, call_id: str, *, assistant_only: bool) 
 def _replace_call(
     current: AgentState, position: int, call_position: int, call: MessageDict
 ) -> AgentState:
-    message = current.messages[position]
+    message = current.message_at(position)
     calls = list(message["toolCalls"])
     calls[call_position] = call
     return replace_message(current, position, {**message, "toolCalls": calls})
@@ -207,7 +209,7 @@ def tool_call_start(current: AgentState, event: ToolCallStartEvent) -> AgentStat
         current = current.evolve(run=run)
     position, call_position = _find_tool_call(current, call_id, assistant_only=False)
     if position >= 0:
-        call = current.messages[position]["toolCalls"][call_position]
+        call = current.message_at(position)["toolCalls"][call_position]
         renamed = call["function"]["name"] != name
         if renamed:
             _warn(
@@ -232,7 +234,7 @@ def tool_call_start(current: AgentState, event: ToolCallStartEvent) -> AgentStat
     if parent_id:
         parent_position = current._index.get(parent_id, -1)
         if parent_position >= 0:
-            parent = current.messages[parent_position]
+            parent = current.message_at(parent_position)
             if parent.get("role") == "assistant":
                 calls = [*(parent.get("toolCalls") or ()), new_call]
                 updated = replace_message(current, parent_position, {**parent, "toolCalls": calls})
@@ -262,7 +264,7 @@ def tool_call_args(current: AgentState, event: ToolCallArgsEvent) -> AgentState:
     if position < 0:
         _warn(f"TOOL_CALL_ARGS: no tool call found with ID '{event.tool_call_id}'; skipped")
         return current
-    call = current.messages[position]["toolCalls"][call_position]
+    call = current.message_at(position)["toolCalls"][call_position]
     function = call["function"]
     call = {
         **call,
@@ -281,7 +283,7 @@ def tool_call_end(current: AgentState, event: ToolCallEndEvent) -> AgentState:
         return current
     if event.metadata is None:
         return current
-    call = merge_metadata(current.messages[position]["toolCalls"][call_position], event.metadata)
+    call = merge_metadata(current.message_at(position)["toolCalls"][call_position], event.metadata)
     return _replace_call(current, position, call_position, call)
 
 
@@ -325,12 +327,12 @@ def encrypted_value(current: AgentState, event: ReasoningEncryptedValueEvent) ->
         position, call_position = _find_tool_call(current, event.entity_id, assistant_only=True)
         if position < 0:
             return current
-        call = current.messages[position]["toolCalls"][call_position]
+        call = current.message_at(position)["toolCalls"][call_position]
         return _replace_call(current, position, call_position, _with_value(call, event))
     position = current._index.get(event.entity_id, -1)
-    if position < 0 or current.messages[position].get("role") == "activity":
+    if position < 0 or current.message_at(position).get("role") == "activity":
         return current
-    return replace_message(current, position, _with_value(current.messages[position], event))
+    return replace_message(current, position, _with_value(current.message_at(position), event))
 
 
 def _with_value(entity: MessageDict, event: ReasoningEncryptedValueEvent) -> MessageDict:

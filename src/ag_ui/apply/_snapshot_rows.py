@@ -97,7 +97,7 @@ def activity_snapshot(current: AgentState, event: ActivitySnapshotEvent) -> Agen
     if position < 0:
         result = activity
     else:
-        existing = current.messages[position]
+        existing = current.message_at(position)
         if existing.get("role") == "activity":
             if replace:
                 result = {
@@ -118,7 +118,7 @@ def activity_snapshot(current: AgentState, event: ActivitySnapshotEvent) -> Agen
         result = merge_metadata(result, event.metadata)
     if position < 0:
         return push_message(current, result)
-    if result is current.messages[position]:
+    if result is current.message_at(position):
         return current
     return replace_message(current, position, result)
 
@@ -128,7 +128,7 @@ def activity_delta(current: AgentState, event: ActivityDeltaEvent) -> AgentState
     position = current._index.get(event.message_id, -1)
     if position < 0:
         return current
-    existing = current.messages[position]
+    existing = current.message_at(position)
     if existing.get("role") != "activity":
         _warn(f"ACTIVITY_DELTA: message '{event.message_id}' is not an activity message")
         return current

@@ -6,6 +6,15 @@ goes back to the agent in the next ``RunAgentInput`` and what the TypeScript cli
 Everything is structurally shared: the reducer never changes a dict, list or tuple that an
 ``AgentState`` has published, it builds new ones along the changed path. Treat them as read-only;
 ``typed_messages()`` gives pydantic models.
+
+Why the messages are held as a head and a tail: a text delta replaces the last message, and a
+state that held one tuple of N messages had to copy all N per delta (quadratic over a long
+conversation's stream). The head is a tuple shared, unchanged, by every state of a stream; the
+tail holds the newest messages (at most ``_TAIL_LIMIT``), so a delta copies the tail only. A
+push that would overflow the tail folds it into the head (one copy per ``_TAIL_LIMIT`` pushes).
+``messages`` stays a plain tuple: it is joined on first read and kept in a one-slot cell of that
+state, so an application that reads it per event pays the join once per state, and one that
+does not (a server's verifier, a pipeline read at the end) never pays it.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ __all__ = [
 ]
 
 MessageDict = dict[str, Any]
+# Messages the tail holds at most: a delta copies the tail, a fold copies the head.
+_TAIL_LIMIT = 32
 _MESSAGES_ADAPTER: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 
 
@@ -109,12 +120,24 @@ class AgentState(tuple):  # type: ignore[type-arg]
         def _tool_index(self) -> dict[str, str]: ...
 
     else:
-        messages = property(itemgetter(0), doc="The messages, as wire-JSON dicts (read-only).")
-        state = property(itemgetter(1), doc="The state: any JSON value.")
-        pending_interrupts = property(itemgetter(2), doc="Interrupts of the last RUN_FINISHED.")
-        run = property(itemgetter(3), doc="Bookkeeping of the current or last run.")
-        _index = property(itemgetter(4))
-        _tool_index = property(itemgetter(5))
+
+        @property
+        def messages(self) -> tuple[MessageDict, ...]:
+            """The messages, as wire-JSON dicts (read-only)."""
+            head, tail = _halves(self)
+            if not tail:
+                return head
+            cell = _cell_of(self)
+            joined = cell[0]
+            if joined is None:
+                joined = cell[0] = head + tail
+            return joined
+
+        state = property(itemgetter(2), doc="The state: any JSON value.")
+        pending_interrupts = property(itemgetter(3), doc="Interrupts of the last RUN_FINISHED.")
+        run = property(itemgetter(4), doc="Bookkeeping of the current or last run.")
+        _index = property(itemgetter(5))
+        _tool_index = property(itemgetter(6))
 
     def __new__(
         cls,
@@ -131,11 +154,13 @@ class AgentState(tuple):  # type: ignore[type-arg]
         interrupts = tuple(to_wire(list(pending_interrupts)))
         fields = (
             wire_messages,
+            (),
             to_wire(state),
             interrupts,
             run,
             _build_index(wire_messages),
             _build_tool_index(wire_messages),
+            [None],
         )
         return _new(cls, fields)
 
@@ -171,6 +196,18 @@ class AgentState(tuple):  # type: ignore[type-arg]
         """Position of the first message with ``message_id``, or -1."""
         return self._index.get(message_id, -1)
 
+    def message_at(self, position: int) -> MessageDict:
+        """The message at ``position`` (>= 0), without joining ``messages``: constant time."""
+        head, tail = _halves(self)
+        split = len(head)
+        message: MessageDict = head[position] if position < split else tail[position - split]
+        return message
+
+    def message_count(self) -> int:
+        """How many messages there are (``len(messages)`` without joining them)."""
+        head, tail = _halves(self)
+        return len(head) + len(tail)
+
     def typed_messages(self) -> list[Message]:
         """The messages as pydantic ``Message`` models (validated on each call)."""
         return _MESSAGES_ADAPTER.validate_python(list(self.messages))
@@ -187,8 +224,10 @@ class AgentState(tuple):  # type: ignore[type-arg]
     ) -> AgentState:
         """A copy with some fields replaced (the indexes are recomputed unless given)."""
         if messages is None:
-            messages, index, tool_index = self.messages, self._index, self._tool_index
+            head, tail = _halves(self)
+            index, tool_index, cell = self._index, self._tool_index, _cell_of(self)
         else:
+            head, tail, cell = messages, (), [None]
             if index is None:
                 index = _build_index(messages)
             if tool_index is None:
@@ -196,46 +235,71 @@ class AgentState(tuple):  # type: ignore[type-arg]
         return _new(
             AgentState,
             (
-                messages,
+                head,
+                tail,
                 self.state if state is ... else state,
                 self.pending_interrupts if pending_interrupts is None else pending_interrupts,
                 self.run if run is None else run,
                 index,
                 tool_index,
+                cell,
             ),
         )
 
 
 _new = tuple.__new__
-_messages_of = itemgetter(0)
+_fields_of = tuple.__iter__  # AgentState's own __iter__ refuses, on purpose
+_halves = itemgetter(0, 1)
+_cell_of = itemgetter(7)
 
 
 def _rebuild(messages: Any, state: Any, interrupts: Any, run: RunSummary) -> AgentState:
     return AgentState(messages=messages, state=state, pending_interrupts=interrupts, run=run)
 
 
+def replaced_halves(
+    head: tuple[MessageDict, ...],
+    tail: tuple[MessageDict, ...],
+    position: int,
+    message: MessageDict,
+) -> tuple[tuple[MessageDict, ...], tuple[MessageDict, ...]]:
+    """(head, tail) with the message at ``position`` replaced, copying as little as it can."""
+    split = len(head)
+    if position >= split:
+        at = position - split
+        if at == len(tail) - 1:
+            return head, (*tail[:at], message)
+        return head, (*tail[:at], message, *tail[at + 1 :])
+    if split - position + len(tail) <= _TAIL_LIMIT:
+        # Near the end of the head (a state built from a list, whose last message now streams):
+        # move the rest into the tail once, so the next deltas copy the tail only.
+        return head[:position], (message, *head[position + 1 :], *tail)
+    return (*head[:position], message, *head[position + 1 :]), tail
+
+
 def replace_message(current: AgentState, position: int, message: MessageDict) -> AgentState:
     """The state with the message at ``position`` replaced (same id: the index is shared)."""
-    messages = current.messages
-    return _new(
-        AgentState,
-        (
-            (*messages[:position], message, *messages[position + 1 :]),
-            current.state,
-            current.pending_interrupts,
-            current.run,
-            current._index,
-            current._tool_index,
-        ),
-    )
+    head, tail, state, interrupts, run, index, tool_index, _ = _fields_of(current)
+    head, tail = replaced_halves(head, tail, position, message)
+    return _new(AgentState, (head, tail, state, interrupts, run, index, tool_index, [None]))
+
+
+def _pushed_halves(
+    head: tuple[MessageDict, ...], tail: tuple[MessageDict, ...], message: MessageDict
+) -> tuple[tuple[MessageDict, ...], tuple[MessageDict, ...]]:
+    if len(tail) < _TAIL_LIMIT:
+        return head, (*tail, message)
+    return head + tail, (message,)
 
 
 def push_message(current: AgentState, message: MessageDict) -> AgentState:
     """The state with ``message`` appended."""
-    messages = (*current.messages, message)
+    head, tail = _halves(current)
+    head, tail = _pushed_halves(head, tail, message)
+    count = len(head) + len(tail)
     index = current._index
     if message["id"] not in index:
-        index = {**index, message["id"]: len(messages) - 1}
+        index = {**index, message["id"]: count - 1}
     tool_index = current._tool_index
     calls = message.get("toolCalls")
     if calls:
@@ -246,12 +310,24 @@ def push_message(current: AgentState, message: MessageDict) -> AgentState:
             # Keep an earlier carrier; replace an entry whose message no longer has the call.
             if known is None or not _carries(current, known, call_id):
                 tool_index[call_id] = message["id"]
-    return current.evolve(messages=messages, index=index, tool_index=tool_index)
+    return _new(
+        AgentState,
+        (
+            head,
+            tail,
+            current.state,
+            current.pending_interrupts,
+            current.run,
+            index,
+            tool_index,
+            [None],
+        ),
+    )
 
 
 def _carries(current: AgentState, message_id: str, call_id: str) -> bool:
     position = current._index.get(message_id, -1)
-    calls = current.messages[position].get("toolCalls") if position >= 0 else None
+    calls = current.message_at(position).get("toolCalls") if position >= 0 else None
     return any(call.get("id") == call_id for call in calls or ())
 
 

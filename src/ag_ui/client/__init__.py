@@ -13,12 +13,15 @@ the old module paths ``ag_ui.client.agent``, ``.transport``... stay importable).
 
 from __future__ import annotations
 
-try:
-    import httpx  # noqa: F401
-except ImportError as exc:  # pragma: no cover - depends on the environment
+from importlib.util import find_spec
+from typing import TYPE_CHECKING, Any
+
+# httpx is imported on first use (a run, ``new_http_client``), not here: it is most of this
+# package's import time. Whether it is installed is still told now, as before.
+if find_spec("httpx") is None:  # pragma: no cover - depends on the environment
     raise ImportError(
         "ag_ui.client needs httpx; install the 'client' extra: pip install 'ag-ui-sdk[client]'"
-    ) from exc
+    )
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.apply import PatchFailedWarning
@@ -58,7 +61,6 @@ from ag_ui.client._subscribers import (
     Subscription,
 )
 from ag_ui.client._sync import SyncHttpAgent
-from ag_ui.client._transport import new_http_client
 from ag_ui.client.downgrade import PeerDowngradeWarning
 from ag_ui.client.versions import ProtocolVersionWarning
 from ag_ui.core.errors import (
@@ -143,3 +145,14 @@ __all__ = [
     "is_interrupt_expired",
     "new_http_client",
 ]
+
+if TYPE_CHECKING:
+    from ag_ui.client._transport import new_http_client
+
+
+def __getattr__(name: str) -> Any:
+    if name == "new_http_client":  # imports httpx: only when asked for
+        from ag_ui.client._transport import new_http_client
+
+        return new_http_client
+    raise AttributeError(f"module 'ag_ui.client' has no attribute {name!r}")

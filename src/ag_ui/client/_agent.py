@@ -21,9 +21,7 @@ import dataclasses
 import functools
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import Any, Callable, Optional, Union, overload
-
-import httpx
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union, overload
 
 from ag_ui.apply import AgentState
 from ag_ui.client._config import HttpConfig, ReconnectCallback, Setting
@@ -46,7 +44,6 @@ from ag_ui.client._subscribers import (
     as_subscriber,
 )
 from ag_ui.client._tools import ClientTools, ToolHandler
-from ag_ui.client._transport import fetch_capabilities, new_http_client
 from ag_ui.client.downgrade import downgrade_middlewares
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
@@ -55,6 +52,9 @@ from ag_ui.core.types import Interrupt, Message, RunAgentInput, Tool, ToolMessag
 from ag_ui.core.version import PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.tools import FunctionTool
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["HttpAgent"]
 
@@ -624,6 +624,8 @@ class HttpAgent:
     async def __aenter__(self) -> HttpAgent:
         """Keep one HTTP client (and its connections) for every run inside the block."""
         if self.http_client is None:
+            from ag_ui.client._transport import new_http_client  # httpx: on use (see there)
+
             self.http_client = new_http_client(self.config.timeout)
             self._owns_client = True
         return self
@@ -641,6 +643,8 @@ class HttpAgent:
 
     async def get_capabilities(self) -> Optional[AgentCapabilities]:
         """GET ``<url>/capabilities``; ``None`` when the agent declares nothing (404)."""
+        from ag_ui.client._transport import fetch_capabilities  # httpx: on use
+
         config = self.config
         return await fetch_capabilities(
             self.http_client, config.url, headers=config.headers, timeout=config.timeout

@@ -11,19 +11,19 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Optional, Union
-
-import httpx
+from typing import TYPE_CHECKING, Optional, Union
 
 from ag_ui.client._config import HttpConfig
 from ag_ui.client._cursor import ResumeCursor
 from ag_ui.client._reconnect import Reconnect, connect_url, resumable_events
 from ag_ui.client._signal import AbortSignal
-from ag_ui.client._transport import new_http_client, stream_events
 from ag_ui.core._aiter import closing
 from ag_ui.core._surrogates import wire_json
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.types import RunAgentInput
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["ConnectTarget", "http_events"]
 
@@ -69,6 +69,10 @@ def http_events(
     """POST ``target`` (a run input) to ``config.url``, or GET ``<url>/connect`` for a
     ``ConnectTarget``, reconnecting to a detached run whenever the connection drops. Without
     ``client``, one is opened for the run and closed with it."""
+    # httpx and the transport are imported on the first run, not with ag_ui.client (they are
+    # most of its import time: httpx imports its command line, and so click).
+    from ag_ui.client._transport import stream_events
+
     # A message cut inside an emoji holds a lone surrogate: written as its escape.
     body = wire_json(target) if isinstance(target, RunAgentInput) else None
     first_params = target.params if isinstance(target, ConnectTarget) else {}
@@ -106,6 +110,8 @@ def http_events(
 async def _with_own_client(
     timeout: float, events: Callable[[httpx.AsyncClient], AsyncIterator[AnyEvent]]
 ) -> AsyncIterator[AnyEvent]:
+    from ag_ui.client._transport import new_http_client
+
     async with new_http_client(timeout) as http:
         source = events(http)
         async with closing(source):

@@ -118,11 +118,14 @@ def _message(state: AgentState, message_id: Optional[str]) -> Optional[dict[str,
     if message_id is None:
         return None
     position = state.message_position(message_id)
-    return state.messages[position] if position >= 0 else None
+    return state.message_at(position) if position >= 0 else None
 
 
 def _tool_call(state: AgentState, tool_call_id: str) -> Optional[dict[str, Any]]:
-    for message in reversed(state.messages):
+    # From the newest message, read one at a time: the call streaming now is in one of the last,
+    # and joining ``state.messages`` per ARGS delta would cost the whole conversation each time.
+    for position in range(state.message_count() - 1, -1, -1):
+        message = state.message_at(position)
         for call in message.get("toolCalls") or ():
             if call.get("id") == tool_call_id:
                 found: dict[str, Any] = call

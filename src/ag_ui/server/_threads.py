@@ -22,17 +22,19 @@ import logging
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import anyio
 from pydantic import TypeAdapter
 
-from ag_ui.apply import EventPipeline
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.events import BaseEvent, Event, EventType, RunErrorEvent, RunFinishedEvent
 from ag_ui.core.types import Message, RunAgentInput
 from ag_ui.store._thread_base import RunSummary, StoredThread, ThreadStore
 from ag_ui.verify import CompatibilityWarning
+
+if TYPE_CHECKING:
+    from ag_ui.apply import EventPipeline
 
 __all__ = [
     "DEFAULT_SAVE_TIMEOUT",
@@ -132,6 +134,10 @@ class ThreadRecorder:
         self._run_id = run_input.run_id
         self._owner = owner
         self._started_at = time.time()
+        # Imported here: the reducer is only needed by a server that keeps threads (25 ms of
+        # every server's import otherwise).
+        from ag_ui.apply import EventPipeline
+
         self._pipeline: Optional[EventPipeline] = EventPipeline(
             messages=run_input.messages,
             state=run_input.state,

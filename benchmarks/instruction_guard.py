@@ -1,0 +1,252 @@
+"""Instruction counts of the core workloads, for the CI guard (tests/benchmarks_guard).
+
+Run: ``.venv/bin/python benchmarks/instruction_guard.py`` prints the counts beside the recorded
+ones; ``--record`` writes them to ``benchmarks/instruction_counts.json`` (do that, and commit the
+file, when a change makes a workload dearer on purpose or cheaper: the guard then holds the new
+numbers). Needs valgrind (``scripts/test`` installs it).
+
+One process under callgrind does everything: imports and warm-up first, then each workload,
+with ``os.getppid()`` between them as a marker. ``--dump-before=getppid`` makes callgrind write
+the counts gathered since the previous marker each time libc's ``getppid`` is entered, so each
+workload's count is its own dump and start-up (most of the process) is left out. One process
+instead of one per workload keeps the guard at about 10 s of CPU. Hash seeds are fixed and the
+cyclic collector is off while counting, so the counts repeat to well under 1%.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+RECORD = HERE / "instruction_counts.json"
+# A workload may cost this much more than recorded before the guard fails.
+TOLERANCE = 0.10
+HISTORY = 10_000
+DELTAS = 200
+SERVER_DELTAS = 1_000
+
+
+def workloads() -> dict[str, Callable[[], None]]:
+    """The guarded workloads, each a fixed amount of work (the names are the JSON's keys)."""
+    sys.path.insert(0, str(HERE))
+    from workloads import stream_mix
+
+    from ag_ui.apply import AgentState, EventPipeline, apply_event
+    from ag_ui.core import (
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageStartEvent,
+        parse_event,
+    )
+    from ag_ui.encoder import EventEncoder
+
+    wire = stream_mix()
+    events = [parse_event(json.dumps(d)) for d in wire]
+    classes = [type(e) for e in events]
+    kwargs = [e.model_dump() for e in events]
+    payloads = [json.dumps(d, separators=(",", ":"), ensure_ascii=False).encode() for d in wire]
+    encoder = EventEncoder()
+    history = [{"id": f"h{i}", "role": "user", "content": "hello"} for i in range(HISTORY)]
+    long_state = apply_event(AgentState(messages=history), TextMessageStartEvent(message_id="n"))
+    delta = TextMessageContentEvent(message_id="n", delta="tok ")
+
+    def sse_encode() -> None:
+        for event in events:
+            encoder.encode(event)
+
+    def construct_encode() -> None:
+        for cls, kw in zip(classes, kwargs, strict=True):
+            encoder.encode(cls(**kw))
+
+    def decode() -> None:
+        for payload in payloads:
+            parse_event(payload)
+
+    def reducer_delta() -> None:
+        state = long_state
+        for _ in range(DELTAS):
+            state = apply_event(state, delta)
+
+    pipeline = EventPipeline(messages=history)
+    pipeline.feed(RunStartedEvent(thread_id="t", run_id="r"))
+    pipeline.feed(TextMessageStartEvent(message_id="n"))
+
+    def pipeline_delta() -> None:
+        for _ in range(DELTAS):
+            pipeline.feed(delta)
+
+    return {
+        "sse_encode": sse_encode,
+        "construct_encode": construct_encode,
+        "decode": decode,
+        "reducer_delta": reducer_delta,
+        "pipeline_delta": pipeline_delta,
+        "server_run": _server_run(),
+    }
+
+
+def _server_run() -> Callable[[], None]:
+    """One streamed run through ``create_app``'s ASGI app, in process (no socket): the agent
+    builds SERVER_DELTAS text deltas; the guard, verifier, downgrade sink and outbox do the rest.
+    """
+    import asyncio
+
+    from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
+    from ag_ui.server import create_app
+
+    async def agent(run_input: Any, ctx: Any) -> Any:
+        yield TextMessageStartEvent(message_id="m")
+        for _ in range(SERVER_DELTAS):
+            yield TextMessageContentEvent(message_id="m", delta="tok ")
+        yield TextMessageEndEvent(message_id="m")
+
+    app = create_app(agent, keepalive=None)
+    body = json.dumps({"threadId": "t", "runId": "r", "messages": []}).encode()
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/agent",
+        "raw_path": b"/agent",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"content-type", b"application/json"),
+            (b"accept", b"text/event-stream"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+
+    async def call() -> None:
+        received = asyncio.Event()
+        sent: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            if not received.is_set():
+                received.set()
+                return {"type": "http.request", "body": body, "more_body": False}
+            await asyncio.Event().wait()  # the client never disconnects
+            raise AssertionError
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message.get("body", b""))
+
+        await app(scope, receive, send)
+        if b"".join(sent).count(b"TEXT_MESSAGE_CONTENT") != SERVER_DELTAS:
+            raise RuntimeError("server_run: the run did not stream every delta")
+
+    return lambda: asyncio.run(call())
+
+
+WORK = {
+    "sse_encode": "one pass over the 558-event stream mix",
+    "construct_encode": "one pass over the stream mix, each event built from keyword arguments",
+    "decode": "parse_event on the stream mix's 558 JSON payloads",
+    "reducer_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through apply_event, {HISTORY:,} messages",
+    "pipeline_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through EventPipeline, {HISTORY:,} messages",
+    "server_run": f"a run of {SERVER_DELTAS:,} text deltas through create_app's app, in process",
+}
+
+
+def _worker() -> None:
+    """Under callgrind: warm up every workload, then run each between two markers."""
+    runs = workloads()
+    for run in runs.values():
+        run()
+    gc.collect()
+    gc.disable()
+    for run in runs.values():
+        os.getppid()
+        run()
+    os.getppid()
+
+
+def measure() -> dict[str, int]:
+    """Instructions of each workload, counted by callgrind in one fresh process."""
+    if shutil.which("valgrind") is None:
+        raise RuntimeError("valgrind is not installed (scripts/test installs it: apt-get)")
+    names = list(WORK)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--dump-before=getppid",
+                f"--callgrind-out-file={tmp}/cg.out",
+                sys.executable,
+                __file__,
+                "--worker",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        if out.returncode:
+            raise RuntimeError(f"callgrind failed: {out.stderr[-2000:]}")
+        counts = []
+        # Dump 1 is start-up and warm-up; dump k + 1 is workload k.
+        for number in range(2, len(names) + 2):
+            text = Path(tmp, f"cg.out.{number}").read_text()
+            match = re.search(r"^totals: (\d+)", text, re.MULTILINE)
+            if match is None:
+                raise RuntimeError(f"no totals in callgrind dump {number}")
+            counts.append(int(match.group(1)))
+    return dict(zip(names, counts, strict=True))
+
+
+def environment() -> dict[str, str]:
+    """What the counts depend on besides the code (recorded beside them)."""
+    import pydantic_core
+
+    return {
+        "python": platform.python_version(),
+        "pydantic_core": pydantic_core.__version__,
+        "machine": platform.machine(),
+    }
+
+
+def recorded() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(RECORD.read_text())
+    return data
+
+
+def main() -> None:
+    counts = measure()
+    if "--record" in sys.argv:
+        data = {
+            "note": "instructions per workload (callgrind); re-record with "
+            "`.venv/bin/python benchmarks/instruction_guard.py --record`",
+            "environment": environment(),
+            "work": WORK,
+            "instructions": counts,
+        }
+        RECORD.write_text(json.dumps(data, indent=2) + "\n")
+        print(f"recorded in {RECORD}")
+    old = recorded()["instructions"] if RECORD.exists() else {}
+    print(f"{'workload':<18}{'now':>14}{'recorded':>14}{'change':>9}")
+    for name, count in counts.items():
+        before = old.get(name)
+        change = f"{count / before - 1:+.1%}" if before else ""
+        print(f"{name:<18}{count:>14,}{before or 0:>14,}{change:>9}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--worker"]:
+        _worker()
+    else:
+        main()
