@@ -205,3 +205,31 @@ async def test_a_client_leaving_ends_the_run_span_as_cancelled_and_counts(otel: 
     [left] = otel.points("ag_ui.client.disconnects")
     assert left.value == 1
     assert [point.value for point in otel.points("ag_ui.runs.active")] == [0]
+
+
+def test_store_latency_is_measured_for_the_run_and_thread_stores(otel: Any, tmp_path: Any) -> None:
+    from ag_ui.store import InMemoryRunStore, SqliteThreadStore
+
+    async def agent(run_input: Any, ctx: Any) -> None:
+        await ctx.say("kept")
+
+    app = create_app(
+        agent,
+        store=InMemoryRunStore(),
+        threads=SqliteThreadStore(tmp_path / "threads.db"),
+        public_thread_history=True,
+    )
+    with serve(app) as url:
+        body = {
+            "threadId": "t-store",
+            "runId": "r1",
+            "messages": [{"id": "u1", "role": "user", "content": "hi"}],
+        }
+        assert '"RUN_FINISHED"' in httpx.post(url + "/agent", json=body, timeout=20).text
+    operations = {
+        point.attributes["ag_ui.store.operation"]: point.count
+        for point in otel.points("ag_ui.store.duration")
+    }
+    assert operations["thread_load"] == 1
+    assert operations["thread_save"] == 1
+    assert operations["append"] >= 1

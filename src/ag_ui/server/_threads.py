@@ -31,6 +31,7 @@ from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.events import BaseEvent, Event, EventType, RunErrorEvent, RunFinishedEvent
 from ag_ui.core.types import Message, RunAgentInput
 from ag_ui.store._thread_base import RunSummary, StoredThread, ThreadStore
+from ag_ui.telemetry import _switch as telemetry_switch
 from ag_ui.verify import CompatibilityWarning
 
 if TYPE_CHECKING:
@@ -109,6 +110,7 @@ class ThreadKeeper:
         if not self.keeps(owner):
             return run_input, None
         stored: Optional[StoredThread]
+        started = time.perf_counter()
         try:
             with anyio.fail_after(self.save_timeout):
                 stored = await self.store.load(run_input.thread_id, owner=owner)
@@ -118,6 +120,8 @@ class ThreadKeeper:
             raise StoreUnavailableError(
                 f"the thread store did not answer within {self.save_timeout:g} s"
             ) from None
+        finally:
+            _timed("thread_load", started)
         merged = merge_history(stored, run_input)
         recorder = ThreadRecorder(self, merged, owner)
         return merged, recorder
@@ -226,6 +230,7 @@ class ThreadRecorder:
             usage=usage,
         )
         keeper = self._keeper
+        started = time.perf_counter()
         try:
             with anyio.fail_after(keeper.save_timeout):
                 await keeper.store.save(
@@ -253,7 +258,16 @@ class ThreadRecorder:
         except StoreUnavailableError as exc:
             logger.error("thread %s: run %s not saved: %s", self._thread_id, self._run_id, exc)
             return False
+        finally:
+            _timed("thread_save", started)
         return True
+
+
+def _timed(operation: str, started: float) -> None:
+    """The call's duration in the store-latency metric, when telemetry is on."""
+    telemetry = telemetry_switch.current
+    if telemetry is not None:
+        telemetry.store_call(operation, time.perf_counter() - started)
 
 
 def _typed(messages: Sequence[dict[str, Any]]) -> list[Message]:
