@@ -78,3 +78,38 @@ async def test_a_restart_keeps_every_thread(threaded: Deployment) -> None:
             thread = (await client.get(f"{url}/threads/t-tr{n}")).json()
             assert [m["role"] for m in thread["messages"]] == ["user", "assistant"], thread
             assert thread["messages"][1]["content"] == expected_text(25)
+
+
+async def test_kill_9_of_a_worker_leaves_every_thread_whole(threaded: Deployment) -> None:
+    """SIGKILL of one worker while 12 thread runs (3 s each) stream through nginx: its runs end
+    ``run_abandoned`` for their readers (resumed on another worker) and keep no new version of
+    their thread (the worker died before the save: no torn thread, no half reply); every other
+    run finishes whole and its thread holds both messages. The worker then starts again."""
+    url = f"{threaded.url}/agent"
+    runs: dict[int, AgentRun] = {}
+    victim = threaded.workers[2]
+    async with httpx.AsyncClient(timeout=30) as client:
+
+        async def one(n: int) -> None:
+            runs[n] = await run_agent(client, url, f"tk{n}", 30, 0.1)
+
+        try:
+            async with anyio.create_task_group() as tasks:
+                for n in range(12):
+                    tasks.start_soon(one, n)
+                await anyio.sleep(1.0)
+                victim.kill()
+        finally:
+            await anyio.to_thread.run_sync(victim.start)
+        abandoned = [n for n, run in runs.items() if run.error_code == "run_abandoned"]
+        finished = [n for n, run in runs.items() if run.types[-1:] == [EventType.RUN_FINISHED]]
+        assert sorted(abandoned + finished) == list(range(12))
+        assert abandoned, "the killed worker ran none of the runs (nginx spreads them)"
+        for n in finished:
+            thread = (await client.get(f"{url}/threads/t-tk{n}")).json()
+            assert [m["role"] for m in thread["messages"]] == ["user", "assistant"], thread
+            assert thread["messages"][1]["content"] == expected_text(30)
+        for n in abandoned:
+            # A first turn whose worker died: nothing was saved, so there is no thread at all.
+            missing = await client.get(f"{url}/threads/t-tk{n}")
+            assert missing.status_code == 404, missing.text
