@@ -116,6 +116,7 @@ def test_agui_threads_over_http_and_on_the_file(tmp_path: Path) -> None:
         (["threads", "list", "http://127.0.0.1:9/agent"], "request to http://127.0.0.1:9/agent"),
         (["threads", "list", "sqlite:///x.db", "--limit", "0"], "0 is not from 1 to 500"),
         (["threads"], "the following arguments are required: ACTION"),
+        (["threads", "rename", "sqlite:///x.db", "t1", "  "], "a title is 1 to 320 characters"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:

@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
     rename = actions.add_parser("rename", help="set a thread's title")
     _common(rename)
     rename.add_argument("thread_id", metavar="THREAD_ID")
-    rename.add_argument("title", metavar="TITLE")
+    rename.add_argument("title", metavar="TITLE", type=_title)
     delete = actions.add_parser("delete", help="delete a thread and its runs")
     _common(delete)
     delete.add_argument("thread_id", metavar="THREAD_ID")
@@ -75,6 +75,14 @@ def _limit(text: str) -> int:
     if not 1 <= value <= 500:
         raise argparse.ArgumentTypeError(f"{value} is not from 1 to 500")
     return value
+
+
+def _title(text: str) -> str:
+    """A title as the threads endpoint takes it: not blank, at most 320 characters."""
+    title = text.strip()
+    if not title or len(title) > 320:
+        raise argparse.ArgumentTypeError("a title is 1 to 320 characters, not only spaces")
+    return title
 
 
 def run(args: argparse.Namespace) -> int:
