@@ -316,6 +316,51 @@ def test_a_save_that_fails_replaces_run_finished(db: Path) -> None:
         assert get(url + "/agent/threads/t1").status_code == 404
 
 
+def test_half_an_emoji_is_kept_and_read_back(threads: ThreadStore) -> None:
+    """A reply cut inside a surrogate pair (a provider's stream relayed as it came) is saved
+    as its JSON escape, and the threads endpoints give the same string back."""
+
+    async def agent(run_input: RunAgentInput, ctx: RunContext) -> None:
+        await ctx.state.snapshot({"last": "\udc00"})
+        await ctx.say("half an emoji: \ud83d")
+
+    with serve(create_app(agent, authorize=authorize, threads=threads)) as url:
+        # As JSON.stringify writes it (httpx's json= would refuse the lone surrogate).
+        response = httpx.post(
+            url + "/agent",
+            content=json.dumps(body(user("cut \ud83d here", "u1"))),
+            headers={"x-user": "alice", "content-type": "application/json"},
+            timeout=20,
+        )
+        events = sse_events(response.text)
+        assert events[-1]["type"] == "RUN_FINISHED", events[-1]
+        response = get(url + "/agent/threads/t1")
+        assert response.status_code == 200, response.text
+        thread = response.json()
+        assert [m["content"] for m in thread["messages"]] == [
+            "cut \ud83d here",
+            "half an emoji: \ud83d",
+        ]
+        assert thread["state"] == {"last": "\udc00"}
+        assert thread["title"] == "cut \ufffd here"
+        listed = get(url + "/agent/threads").json()
+        assert [t["title"] for t in listed["threads"]] == ["cut \ufffd here"]
+
+
+def test_a_store_that_raises_something_else_still_ends_the_run(db: Path) -> None:
+    """A thread store with a bug of its own (any exception from ``save``) ends the run with
+    ``RUN_ERROR thread_not_saved`` instead of cutting the stream."""
+
+    class BrokenStore(SqliteThreadStore):
+        async def save(self, *args: Any, **kwargs: Any) -> ThreadSummary:
+            raise RuntimeError("a bug in the store")
+
+    with serve(create_app(counting_agent, authorize=authorize, threads=BrokenStore(db))) as url:
+        events = post(url + "/agent", body(user("Hello", "u1")))
+        assert events[-1]["type"] == "RUN_ERROR"
+        assert events[-1]["code"] == "thread_not_saved"
+
+
 def test_detached_runs_are_kept_too(db: Path) -> None:
     app = create_app(
         counting_agent, authorize=authorize, threads=SqliteThreadStore(db), store=InMemoryRunStore()

@@ -231,6 +231,22 @@ async def test_titles_come_from_the_first_user_message(store: ThreadStore) -> No
     assert (await store.save("c", owner=None, messages=assistant_only, state={})).title == ""
 
 
+async def test_a_lone_surrogate_round_trips(store: ThreadStore) -> None:
+    """Half an emoji (a provider cut a string inside a surrogate pair, the agent relayed it)
+    has no UTF-8 form: it is stored as its JSON escape and loads back as the same string."""
+    messages: list[Message] = [
+        UserMessage(id="u1", content="half an emoji: \ud83d"),
+        *conversation()[1:],
+    ]
+    summary = await store.save("t1", owner=None, messages=messages, state={"note": "\udc00 too"})
+    assert summary.title == "half an emoji: \ufffd"
+    loaded = await store.load("t1", owner=None)
+    assert loaded.messages == messages
+    assert loaded.state == {"note": "\udc00 too"}
+    listed = (await store.list_threads(owner=None)).threads
+    assert [t.title for t in listed] == ["half an emoji: \ufffd"]
+
+
 async def test_times_come_back_as_the_floats_saved(make_store: StoreFactory) -> None:
     clock = Clock()
     clock.now = 1_796_593_526.2993753

@@ -258,6 +258,12 @@ class ThreadRecorder:
         except StoreUnavailableError as exc:
             logger.error("thread %s: run %s not saved: %s", self._thread_id, self._run_id, exc)
             return False
+        except ValueError as exc:  # a state that is not JSON, a message the model refuses
+            logger.error("thread %s: run %s not saved: %s", self._thread_id, self._run_id, exc)
+            return False
+        except Exception:  # a store's own bug: the run still ends with an error the client sees
+            logger.exception("thread %s: run %s not saved", self._thread_id, self._run_id)
+            return False
         finally:
             _timed("thread_save", started)
         return True

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ag_ui.core._surrogates import replace_lone_surrogates
 from ag_ui.core.types import Message
 
 __all__ = [
@@ -137,7 +138,8 @@ def title_from_messages(messages: Sequence[Message]) -> str:
             text = content
         else:
             text = " ".join(getattr(part, "text", "") or "" for part in content)
-        text = " ".join(text.split())
+        # A lone surrogate (half an emoji) has no UTF-8 form: a title column could not hold it.
+        text = str(replace_lone_surrogates(" ".join(text.split())))
         if text:
             return text if len(text) <= TITLE_LENGTH else text[: TITLE_LENGTH - 1] + "…"
     return ""

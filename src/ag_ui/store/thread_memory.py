@@ -8,11 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from pydantic import TypeAdapter
-
 from ag_ui.core.errors import ThreadNotFoundError
 from ag_ui.core.types import Message
-from ag_ui.store._message_load import messages_from_json
+from ag_ui.store._message_json import messages_from_json, messages_to_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -26,8 +24,6 @@ from ag_ui.store._thread_base import (
 from ag_ui.store._thread_cursor import check_limit, decode_cursor, encode_cursor
 
 __all__ = ["InMemoryThreadStore"]
-
-_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 
 
 @dataclass
@@ -85,7 +81,7 @@ class InMemoryThreadStore(ThreadStore):
         entry = self._threads.get(thread_id)
         if entry is not None and entry.owner != owner:
             raise ThreadNotFoundError(thread_id)
-        messages_json = _MESSAGES.dump_json(list(messages), by_alias=True, exclude_none=True)
+        messages_json = messages_to_json(messages)
         if entry is None:
             entry = _Entry(
                 owner=owner,

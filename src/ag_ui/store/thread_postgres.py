@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any, Optional, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
-from pydantic import TypeAdapter
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
-from ag_ui.store._message_load import messages_from_json
+from ag_ui.store._message_json import messages_from_json, messages_to_json, state_to_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -48,7 +47,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "PostgresThreadStore", "redacted_url"]
 
-_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _T = TypeVar("_T")
 
 _MIGRATIONS: tuple[str, ...] = (
@@ -279,13 +277,8 @@ class PostgresThreadStore(ThreadStore):
         state: Any,
         run: Optional[RunSummary] = None,
     ) -> ThreadSummary:
-        messages_json = _MESSAGES.dump_json(
-            list(messages), by_alias=True, exclude_none=True
-        ).decode()
-        try:
-            state_json = json.dumps(state, separators=(",", ":"))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"thread {thread_id!r}: the state is not JSON ({exc})") from exc
+        messages_json = messages_to_json(messages).decode()
+        state_json = state_to_json(thread_id, state)
         default_title = title_from_messages(messages)
         usage = json.dumps(run.usage) if run is not None and run.usage is not None else None
         now = self._clock()

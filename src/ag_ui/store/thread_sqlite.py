@@ -24,7 +24,7 @@ import anyio.to_thread
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
-from ag_ui.store._message_load import messages_from_json
+from ag_ui.store._message_json import messages_from_json, messages_to_json, state_to_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -193,14 +193,8 @@ class SqliteThreadStore(ThreadStore):
         state: Any,
         run: Optional[RunSummary] = None,
     ) -> ThreadSummary:
-        messages_json = json.dumps(
-            [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in messages],
-            separators=(",", ":"),
-        )
-        try:
-            state_json = json.dumps(state, separators=(",", ":"))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"thread {thread_id!r}: the state is not JSON ({exc})") from exc
+        messages_json = messages_to_json(messages).decode()
+        state_json = state_to_json(thread_id, state)
         default_title = title_from_messages(messages)
         usage = json.dumps(run.usage) if run is not None and run.usage is not None else None
         now = self._clock()

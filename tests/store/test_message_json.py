@@ -10,7 +10,7 @@ import threading
 import pytest
 from pydantic import ValidationError
 
-from ag_ui.store._message_load import messages_from_json
+from ag_ui.store._message_json import messages_from_json
 
 WIRE = json.dumps(
     [{"id": f"m{i}", "role": "user", "content": f"message {i}"} for i in range(2000)]
