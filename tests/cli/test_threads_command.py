@@ -108,6 +108,28 @@ def test_agui_threads_over_http_and_on_the_file(tmp_path: Path) -> None:
         assert agui("threads", "list", url).stdout.strip() == "no threads"
 
 
+def test_half_an_emoji_shows_without_a_crash(tmp_path: Path) -> None:
+    """A stored lone surrogate (no UTF-8 form) shows as U+FFFD on the terminal and stays its
+    escape in ``--output json``, which reads back as the stored string."""
+    import anyio
+
+    from ag_ui.core import UserMessage
+
+    db = tmp_path / "threads.db"
+    messages = [UserMessage(id="u1", content="cut \ud83d here")]
+
+    async def save() -> None:
+        await SqliteThreadStore(db).save("t1", owner=None, messages=messages, state=None)
+
+    anyio.run(save)
+    shown = agui("threads", "show", f"sqlite:///{db}", "t1")
+    assert shown.returncode == 0, shown.stderr
+    assert "user> cut \ufffd here" in shown.stdout.splitlines()
+    as_json = agui("threads", "show", f"sqlite:///{db}", "t1", "--output", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert json.loads(as_json.stdout)["messages"][0]["content"] == "cut \ud83d here"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 from ag_ui.cli._arguments import header_options
+from ag_ui.core._surrogates import escape_lone_surrogates, replace_lone_surrogates
 
 if TYPE_CHECKING:
     from ag_ui.store import ThreadStore
@@ -174,8 +175,11 @@ async def _over_http(args: argparse.Namespace, headers: dict[str, str]) -> Optio
 
 def _print(args: argparse.Namespace, answer: dict[str, Any]) -> None:
     if args.output == "json":
-        print(json.dumps(answer, ensure_ascii=False, indent=2))
+        # Half an emoji (a lone surrogate) stays the escape it is stored as: the same string.
+        print(escape_lone_surrogates(json.dumps(answer, ensure_ascii=False, indent=2)))
         return
+    # A terminal cannot show a lone surrogate (no UTF-8 form): U+FFFD, as the titles do.
+    answer = replace_lone_surrogates(answer)
     if args.action == "list":
         threads = answer["threads"]
         if not threads:
