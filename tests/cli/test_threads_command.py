@@ -79,6 +79,27 @@ def test_agui_demo_restores_the_conversation_when_started_again(
     assert "user> weather in Paris" in shown.stdout
 
 
+def test_agui_demo_names_the_thread_it_ended_on(tmp_path: Path, chats: list[Chat]) -> None:
+    """After ``/new`` the closing line names the new thread, the one a user continues."""
+    os.environ["AGUI_DATA_DIR"], previous = str(tmp_path), os.environ["AGUI_DATA_DIR"]
+    try:
+        chat = Chat("demo", "--port", "0", "--delay", "0")
+        chats.append(chat)
+        chat.expect(PROMPT)
+        assert "Paris" in chat.say("weather in Paris")
+        chat.child.sendline("/new")
+        new = re.search(r"new thread (\S+)", chat.expect(PROMPT))
+        assert new, chat.output
+        assert "Oslo" in chat.say("weather in Oslo")
+        chat.child.sendline("/quit")
+        assert chat.finish() == 0
+    finally:
+        os.environ["AGUI_DATA_DIR"] = previous
+    named = re.search(r"agui demo --thread-id (\S+)", chat.output)
+    assert named, chat.output
+    assert named.group(1) == new.group(1)
+
+
 def test_agui_threads_over_http_and_on_the_file(tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
     store = SqliteThreadStore(db)

@@ -12,7 +12,7 @@ import argparse
 import contextlib
 import importlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
 from ag_ui.cli._arguments import (
@@ -122,10 +122,11 @@ def chat(
     thread_id: Optional[str] = None,
     idle_timeout: Optional[float] = 300.0,
     restore: Optional[bool] = None,
+    on_end: Optional[Callable[[str], None]] = None,
 ) -> int:
     """Chat with the agent at ``url`` on this terminal until ``/quit`` or end of input.
     ``restore`` (default: when ``thread_id`` is given) first loads the thread the server
-    keeps under that id."""
+    keeps under that id. ``on_end`` gets the thread id the chat ended on (``/new`` changes it)."""
     from ag_ui.cli._chat_session import ChatSession
     from ag_ui.client import HttpAgent
 
@@ -142,4 +143,7 @@ def chat(
     # A thread named on the command line may be stored on the server: continue it.
     if restore is None:
         restore = thread_id is not None
-    return ChatSession(agent, tools=tools).loop(restore=restore)
+    code = ChatSession(agent, tools=tools).loop(restore=restore)
+    if on_end is not None:
+        on_end(agent.thread_id)
+    return code

@@ -256,14 +256,18 @@ def _serve_and_chat(
             f"{LOCATION_TOOL}). Try 'weather in Paris', 'book a table for two', 'where am I?'.",
             flush=True,
         )
-        chosen = thread_id or str(uuid.uuid4())
+        ended_on: list[str] = []  # the last thread: /new starts another
         code = chat(
-            url, tools=[LOCATION_TOOL_DEFINITION], thread_id=chosen, restore=thread_id is not None
+            url,
+            tools=[LOCATION_TOOL_DEFINITION],
+            thread_id=thread_id or str(uuid.uuid4()),
+            restore=thread_id is not None,
+            on_end=ended_on.append,
         )
-        if threads is not None:
+        if threads is not None and ended_on:
             print(
                 f"This conversation is kept in {threads}; continue it with: "
-                f"agui demo --thread-id {chosen}"
+                f"agui demo --thread-id {ended_on[0]}"
             )
         return code
     finally:
