@@ -76,6 +76,55 @@ def test_agui_demo_otel_exports_spans_and_metrics_over_otlp_http(tmp_path: Path)
     assert {"ag_ui.run.duration", "ag_ui.runs.active"} <= receiver.metric_names()
 
 
+def test_agui_demo_once_and_dojo_export_too(tmp_path: Path) -> None:
+    """``--otel`` holds for every way of running the demo: the one-shot transcript
+    (``--once``) and the dojo's feature server (``--dojo``)."""
+    with OtlpReceiver() as receiver:
+        env = {
+            **os.environ,
+            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
+            "AGUI_DATA_DIR": str(tmp_path),
+        }
+        once = subprocess.run(
+            [*AGUI, "demo", "--once", "--delay", "0", "--otel", "-m", "weather in Paris"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+        assert once.returncode == 0, once.stderr
+        assert [span.name for span in receiver.spans()].count("invoke_agent agent") == 1
+        process = subprocess.Popen(
+            [*AGUI, "demo", "--dojo", "--port", "0", "--delay", "0", "--otel"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        try:
+            assert process.stdout is not None
+            found = re.search(r"on (http://127\.0\.0\.1:\d+)/<feature>", process.stdout.readline())
+            assert found, "agui demo --dojo did not print its URL"
+            body = {
+                "threadId": "thread-dojo",
+                "runId": "run-dojo",
+                "messages": [{"id": "u1", "role": "user", "content": "Hey there"}],
+            }
+            response = httpx.post(found.group(1) + "/agentic_chat", json=body, timeout=30)
+            assert response.status_code == 200
+        finally:
+            process.send_signal(signal.SIGINT)  # shutting down flushes the exporters
+            process.wait(timeout=30)
+    conversations = {
+        item.value.string_value
+        for span in receiver.spans()
+        for item in span.attributes
+        if item.key == "gen_ai.conversation.id"
+    }
+    assert "thread-dojo" in conversations
+
+
 def test_agui_serve_otel_exports_the_model_call_with_its_content_when_asked(
     tmp_path: Path,
 ) -> None:

@@ -141,7 +141,12 @@ def run(args: argparse.Namespace) -> int:
     if args.once:
         import anyio
 
-        code: int = anyio.run(_run_once, args, uvicorn, create_demo_app)
+        try:
+            with exporting(args):
+                code: int = anyio.run(_run_once, args, uvicorn, create_demo_app)
+        except ImportError as exc:
+            print(f"agui demo: {exc}", file=sys.stderr)
+            return 2
         return code
     sock = _bind(args.host, args.port)
     port = sock.getsockname()[1]
@@ -194,13 +199,20 @@ def _serve_dojo(args: argparse.Namespace, uvicorn: Any) -> int:
     except (ProviderConfigError, ImportError) as exc:
         raise SystemExit(f"agui demo: --model {args.model}: {exc}") from None
     mode = "scripted" if args.model is None else f"model {args.model}"
-    print(f"AG-UI dojo features ({mode}) on {shown}/<feature>. Ctrl-C stops it.")
-    print("Features: " + ", ".join(DOJO_FEATURES))
-    print(f"For the dojo: SERVER_STARTER_ALL_FEATURES_URL={shown}")
-    sys.stdout.flush()
-    _quiet_server_log()
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        with exporting(args) as otel:
+            print(f"AG-UI dojo features ({mode}) on {shown}/<feature>. Ctrl-C stops it.")
+            print("Features: " + ", ".join(DOJO_FEATURES))
+            print(f"For the dojo: SERVER_STARTER_ALL_FEATURES_URL={shown}")
+            if otel is not None:
+                print(f"Telemetry: OpenTelemetry traces and metrics to {otel}")
+            sys.stdout.flush()
+            _quiet_server_log()
+            uvicorn.Server(config).run(sockets=[sock])
+    except ImportError as exc:
+        print(f"agui demo: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
