@@ -1,8 +1,9 @@
 """The deployments of tests/deploy (four workers and nginx take a few seconds to start on two
 cores, so each is started once per session): ``deployment`` (Redis runs, nginx from the file
-as it is; a test that stops a worker restarts it: ``deployed``) and ``threaded`` (the same with
-a PostgreSQL thread store). The read-timeout test has a deployment of its own: with nginx's read
-timeout cut to 1 s, a response whose headers wait on a busy store would get a 504."""
+as it is, plus agui-tls.conf's lines on a second port; a test that stops a worker restarts it:
+``deployed``) and ``threaded`` (the same with a PostgreSQL thread store). The read-timeout test
+has a deployment of its own: with nginx's read timeout cut to 1 s, a response whose headers
+wait on a busy store would get a 504."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def anyio_backend() -> str:
 def deployment(
     redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Deployment]:
-    deployed = Deployment(redis_server, tmp_path_factory.mktemp("deploy"))
+    deployed = Deployment(redis_server, tmp_path_factory.mktemp("deploy"), tls=True)
     try:
         yield deployed
     finally:

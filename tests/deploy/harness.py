@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -26,9 +27,19 @@ from tests.conftest import REPO
 from tests.deploy.haproxy import HAProxy
 from tests.redis_helpers import RedisServer, free_port
 
-__all__ = ["NGINX_CONF", "Deployment", "Nginx", "Worker", "render_conf", "rss_bytes", "worker_env"]
+__all__ = [
+    "NGINX_CONF",
+    "NGINX_TLS_CONF",
+    "Deployment",
+    "Nginx",
+    "Worker",
+    "render_conf",
+    "rss_bytes",
+    "worker_env",
+]
 
 NGINX_CONF = REPO / "deploy" / "nginx" / "agui.conf"
+NGINX_TLS_CONF = REPO / "deploy" / "nginx" / "agui-tls.conf"
 
 START_TIMEOUT = 20.0
 """Seconds a worker or nginx may take to answer its health check (2 shared cores)."""
@@ -140,11 +151,30 @@ class Worker:
         return self.process is not None and self.process.poll() is None
 
 
+def render_tls_lines(port: int, certificate: Path, key: Path) -> str:
+    """deploy/nginx/agui-tls.conf's lines with its example port and paths replaced by ours."""
+    text = NGINX_TLS_CONF.read_text()
+    for example, ours in (
+        ("listen 127.0.0.1:8443 ", f"listen 127.0.0.1:{port} "),
+        ("/etc/ssl/agui/fullchain.pem;", f"{certificate};"),
+        ("/etc/ssl/agui/privkey.pem;", f"{key};"),
+    ):
+        if text.count(example) != 1:
+            raise ValueError(f"{NGINX_TLS_CONF} must hold {example!r} as the tests expect")
+        text = text.replace(example, ours)
+    return text
+
+
 def render_conf(
-    worker_ports: list[int], listen_port: int, *, read_timeout: Optional[str] = None
+    worker_ports: list[int],
+    listen_port: int,
+    *,
+    read_timeout: Optional[str] = None,
+    tls_lines: str = "",
 ) -> str:
     """deploy/nginx/agui.conf with its example ports replaced by ours (and nothing else but,
-    given ``read_timeout``, ``proxy_read_timeout``: the keepalive test shortens it)."""
+    given ``read_timeout``, ``proxy_read_timeout``: the keepalive test shortens it; given
+    ``tls_lines``, agui-tls.conf's lines after the listen line)."""
     text = NGINX_CONF.read_text()
     if read_timeout is not None:
         if text.count("proxy_read_timeout 60s;") != 1:
@@ -159,14 +189,20 @@ def render_conf(
         text = text.replace(f"127.0.0.1:{example}", f"127.0.0.1:{port}")
     if text.count("listen 127.0.0.1:8080;") != 1:
         raise ValueError(f"{NGINX_CONF} must listen on 127.0.0.1:8080 exactly once")
-    return text.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{listen_port};")
+    listen = f"listen 127.0.0.1:{listen_port};"
+    return text.replace("listen 127.0.0.1:8080;", f"{listen}\n{tls_lines}" if tls_lines else listen)
 
 
 class Nginx:
     """nginx in the foreground, its prefix (config, pid, logs, temp files) in ``directory``."""
 
     def __init__(
-        self, directory: Path, worker_ports: list[int], *, read_timeout: Optional[str] = None
+        self,
+        directory: Path,
+        worker_ports: list[int],
+        *,
+        read_timeout: Optional[str] = None,
+        tls: bool = False,
     ) -> None:
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         if not Path(binary).exists():
@@ -175,7 +211,21 @@ class Nginx:
         self.directory = directory
         self.port = free_port()
         (directory / "logs").mkdir(parents=True, exist_ok=True)  # nginx's error.log
-        conf = render_conf(worker_ports, self.port, read_timeout=read_timeout)
+        # With ``tls``: agui-tls.conf's lines too, on a second port, with a certificate for
+        # 127.0.0.1 from a throwaway authority (``ssl_context()`` trusts it).
+        self.tls_port: Optional[int] = None
+        tls_lines = ""
+        if tls:
+            import trustme
+
+            self.authority = trustme.CA()
+            issued = self.authority.issue_cert("127.0.0.1")
+            certificate, key = directory / "fullchain.pem", directory / "privkey.pem"
+            issued.private_key_pem.write_to_path(str(key))
+            certificate.write_bytes(b"".join(blob.bytes() for blob in issued.cert_chain_pems))
+            self.tls_port = free_port()
+            tls_lines = render_tls_lines(self.tls_port, certificate, key)
+        conf = render_conf(worker_ports, self.port, read_timeout=read_timeout, tls_lines=tls_lines)
         (directory / "agui.conf").write_text(conf)
         # As root, nginx's workers would switch to "nobody", who cannot enter pytest's private
         # temporary directories: keep them as the user running the tests.
@@ -204,6 +254,19 @@ class Nginx:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def tls_url(self) -> str:
+        """The https base URL (HTTP/2 or HTTP/1.1) of an nginx started with ``tls``."""
+        if self.tls_port is None:
+            raise ValueError("this nginx was started without tls")
+        return f"https://127.0.0.1:{self.tls_port}"
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """A client context that trusts this nginx's certificate (and nothing else)."""
+        context = ssl.create_default_context()
+        self.authority.configure_trust(context)
+        return context
 
     def _command(self, *extra: str) -> list[str]:
         return [self.binary, "-p", str(self.directory), "-c", str(self.conf), *extra]
@@ -255,6 +318,7 @@ class Deployment:
         read_timeout: Optional[str] = None,
         threads_url: Optional[str] = None,
         proxy: Literal["nginx", "haproxy"] = "nginx",
+        tls: bool = False,
     ) -> None:
         env = {**worker_env(redis, shutdown_grace=shutdown_grace)}
         env["AGUI_TEST_KEEPALIVE"] = f"{keepalive:g}"
@@ -276,7 +340,7 @@ class Deployment:
                 self.haproxy = HAProxy(directory / "haproxy", ports)
                 _wait_healthy(f"{self.url}/agent/health", self.haproxy.process, "haproxy")
             else:
-                self.nginx = Nginx(directory / "nginx", ports, read_timeout=read_timeout)
+                self.nginx = Nginx(directory / "nginx", ports, read_timeout=read_timeout, tls=tls)
         except BaseException:
             self.close()
             raise

@@ -44,6 +44,7 @@ class StreamResult:
     types: list[str] = field(default_factory=list)
     first_event_after: Optional[float] = None
     headers: dict[str, str] = field(default_factory=dict)
+    http_version: str = ""
 
     def check(self, pieces: int, size: int = 0) -> None:
         """Nothing lost, repeated or reordered, and the run ended well."""
@@ -61,6 +62,7 @@ async def read_stream(client: httpx.AsyncClient, url: str, request: dict[str, An
     async with client.stream("POST", url, json=request, headers=headers) as response:
         response.raise_for_status()
         result.headers = dict(response.headers)
+        result.http_version = response.http_version
         async for line in response.aiter_lines():
             if line.startswith("id:"):
                 result.positions.append(int(line[3:].strip().rsplit(":", 1)[1]))

@@ -6,13 +6,13 @@ import re
 
 from tests.conftest import REPO
 from tests.deploy.haproxy import HAPROXY_CONF
-from tests.deploy.harness import NGINX_CONF, render_conf
+from tests.deploy.harness import NGINX_CONF, NGINX_TLS_CONF, render_conf
 
 
 def test_the_documented_nginx_config_is_the_tested_file() -> None:
     doc = (REPO / "docs" / "deploy.md").read_text()
     blocks = re.findall(r"```nginx\n(.*?)```", doc, flags=re.DOTALL)
-    assert blocks == [NGINX_CONF.read_text()]
+    assert blocks == [NGINX_CONF.read_text(), NGINX_TLS_CONF.read_text()]
     haproxy = re.findall(r"```haproxy\n(.*?)```", doc, flags=re.DOTALL)
     assert haproxy == [HAPROXY_CONF.read_text()]
 
