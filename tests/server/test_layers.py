@@ -39,6 +39,7 @@ LAYERS: dict[str, list[set[str]]] = {
     "store": [
         {"_renamed", "_thread_cursor", "_message_json"},
         {"_base", "_thread_base"},
+        {"_thread_rows"},
         {"memory", "redis", "thread_memory", "thread_sqlite", "thread_postgres", "thread_url"},
         {"__init__"},
     ],

@@ -28,7 +28,7 @@ import anyio
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
-from ag_ui.store._message_json import messages_from_json, messages_to_json, state_to_json
+from ag_ui.store._message_json import messages_to_json, state_to_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -40,6 +40,7 @@ from ag_ui.store._thread_base import (
     title_from_messages,
 )
 from ag_ui.store._thread_cursor import check_limit, decode_cursor, encode_cursor
+from ag_ui.store._thread_rows import SUMMARY_COLUMNS, stored_thread, thread_summary, usage_to_json
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -84,23 +85,6 @@ SCHEMA_VERSION = len(_MIGRATIONS)
 
 # Any fixed 64-bit number: the advisory lock every process migrating this schema takes.
 _MIGRATION_LOCK = 0x4147_5549_5448_5244  # "AGUITHRD"
-
-_SUMMARY_COLUMNS = (
-    "thread_id, owner, COALESCE(title, default_title), created_at, updated_at, "
-    "message_count, run_count"
-)
-
-
-def _summary(row: Sequence[Any]) -> ThreadSummary:
-    return ThreadSummary(
-        thread_id=row[0],
-        owner=row[1],
-        title=row[2],
-        created_at=row[3],
-        updated_at=row[4],
-        message_count=row[5],
-        run_count=row[6],
-    )
 
 
 def _owner_is(owner: Optional[str]) -> tuple[str, tuple[Any, ...]]:
@@ -280,7 +264,7 @@ class PostgresThreadStore(ThreadStore):
         messages_json = messages_to_json(messages).decode()
         state_json = state_to_json(thread_id, state)
         default_title = title_from_messages(messages)
-        usage = json.dumps(run.usage) if run is not None and run.usage is not None else None
+        usage = usage_to_json(run)
         now = self._clock()
 
         async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:
@@ -326,7 +310,7 @@ class PostgresThreadStore(ThreadStore):
                     "UPDATE ag_ui_threads SET default_title = %s, "
                     "updated_at = GREATEST(updated_at, %s), message_count = %s, run_count = %s, "
                     "version = version + 1, messages = %s, state = %s WHERE thread_id = %s "
-                    f"RETURNING {_SUMMARY_COLUMNS}",
+                    f"RETURNING {SUMMARY_COLUMNS}",
                     (
                         default_title,
                         now,
@@ -339,7 +323,7 @@ class PostgresThreadStore(ThreadStore):
                 )
                 summary = await cursor.fetchone()
                 assert summary is not None  # the row is locked by this transaction
-                return _summary(summary)
+                return thread_summary(summary)
 
         return await self._run(work)
 
@@ -350,7 +334,7 @@ class PostgresThreadStore(ThreadStore):
             # One statement, so one snapshot: a save committed meanwhile cannot show its new run
             # beside the old messages. The runs come as one JSON array (one round trip).
             cursor = await db.execute(
-                f"SELECT {_SUMMARY_COLUMNS}, messages, state, version, "
+                f"SELECT {SUMMARY_COLUMNS}, messages, state, version, "
                 "(SELECT COALESCE(json_agg(json_build_array(run_id, outcome, started_at, "
                 "finished_at, error_code, usage) ORDER BY seq), '[]')::text "
                 "FROM ag_ui_thread_runs r WHERE r.thread_id = t.thread_id) "
@@ -362,25 +346,8 @@ class PostgresThreadStore(ThreadStore):
         row = await self._run(work)
         if row is None:
             raise ThreadNotFoundError(thread_id)
-        return StoredThread(
-            summary=_summary(row),
-            messages=messages_from_json(row[7]),
-            state=json.loads(row[8]),
-            runs=[
-                RunSummary(
-                    run_id=run_id,
-                    outcome=outcome,
-                    started_at=started_at,
-                    finished_at=finished_at,
-                    error_code=error_code,
-                    usage=json.loads(usage) if usage is not None else None,
-                )
-                for run_id, outcome, started_at, finished_at, error_code, usage in json.loads(
-                    row[10]
-                )
-            ],
-            version=row[9],
-        )
+        # The runs come as one JSON array of rows (see the query).
+        return stored_thread(row, json.loads(row[10]))
 
     async def list_threads(
         self,
@@ -392,7 +359,7 @@ class PostgresThreadStore(ThreadStore):
         check_limit(limit, MAX_PAGE_SIZE)
         after = decode_cursor(cursor)
         owner_sql, owner_args = _owner_is(owner)
-        query = f"SELECT {_SUMMARY_COLUMNS} FROM ag_ui_threads WHERE {owner_sql}"
+        query = f"SELECT {SUMMARY_COLUMNS} FROM ag_ui_threads WHERE {owner_sql}"
         parameters: list[Any] = list(owner_args)
         if after is not None:
             query += " AND (updated_at < %s OR (updated_at = %s AND thread_id > %s))"
@@ -405,7 +372,7 @@ class PostgresThreadStore(ThreadStore):
             return await found.fetchall()
 
         rows = await self._run(work)
-        threads = [_summary(row) for row in rows[:limit]]
+        threads = [thread_summary(row) for row in rows[:limit]]
         next_cursor = (
             encode_cursor(threads[-1].updated_at, threads[-1].thread_id)
             if len(rows) > limit
@@ -419,13 +386,13 @@ class PostgresThreadStore(ThreadStore):
         async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:
             cursor = await db.execute(
                 f"UPDATE ag_ui_threads SET title = %s WHERE thread_id = %s AND {owner_sql} "
-                f"RETURNING {_SUMMARY_COLUMNS}",
+                f"RETURNING {SUMMARY_COLUMNS}",
                 (title, thread_id, *owner_args),
             )
             row = await cursor.fetchone()
             if row is None:
                 raise ThreadNotFoundError(thread_id)
-            return _summary(row)
+            return thread_summary(row)
 
         return await self._run(work)
 

@@ -12,7 +12,6 @@ refused with a message saying so, rather than misread.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -24,7 +23,7 @@ import anyio.to_thread
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
-from ag_ui.store._message_json import messages_from_json, messages_to_json, state_to_json
+from ag_ui.store._message_json import messages_to_json, state_to_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -36,6 +35,7 @@ from ag_ui.store._thread_base import (
     title_from_messages,
 )
 from ag_ui.store._thread_cursor import check_limit, decode_cursor, encode_cursor
+from ag_ui.store._thread_rows import SUMMARY_COLUMNS, stored_thread, thread_summary, usage_to_json
 
 __all__ = ["SCHEMA_VERSION", "SqliteThreadStore"]
 
@@ -73,23 +73,6 @@ _MIGRATIONS: tuple[str, ...] = (
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The schema version this SDK writes (``PRAGMA user_version`` of the file)."""
-
-_SUMMARY_COLUMNS = (
-    "thread_id, owner, COALESCE(title, default_title), created_at, updated_at, "
-    "message_count, run_count"
-)
-
-
-def _summary(row: Sequence[Any]) -> ThreadSummary:
-    return ThreadSummary(
-        thread_id=row[0],
-        owner=row[1],
-        title=row[2],
-        created_at=row[3],
-        updated_at=row[4],
-        message_count=row[5],
-        run_count=row[6],
-    )
 
 
 class SqliteThreadStore(ThreadStore):
@@ -196,7 +179,7 @@ class SqliteThreadStore(ThreadStore):
         messages_json = messages_to_json(messages).decode()
         state_json = state_to_json(thread_id, state)
         default_title = title_from_messages(messages)
-        usage = json.dumps(run.usage) if run is not None and run.usage is not None else None
+        usage = usage_to_json(run)
         now = self._clock()
 
         def work(db: sqlite3.Connection) -> ThreadSummary:
@@ -245,10 +228,10 @@ class SqliteThreadStore(ThreadStore):
                 ),
             )
             summary = db.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM threads WHERE thread_id = ?", (thread_id,)
+                f"SELECT {SUMMARY_COLUMNS} FROM threads WHERE thread_id = ?", (thread_id,)
             ).fetchone()
             db.execute("COMMIT")
-            return _summary(summary)
+            return thread_summary(summary)
 
         return await self._run(work)
 
@@ -256,7 +239,7 @@ class SqliteThreadStore(ThreadStore):
         def work(db: sqlite3.Connection) -> tuple[Any, ...]:
             db.execute("BEGIN")  # one snapshot for the thread and its runs
             row = db.execute(
-                f"SELECT {_SUMMARY_COLUMNS}, messages, state, version FROM threads "
+                f"SELECT {SUMMARY_COLUMNS}, messages, state, version FROM threads "
                 "WHERE thread_id = ? AND owner IS ?",
                 (thread_id, owner),
             ).fetchone()
@@ -271,23 +254,7 @@ class SqliteThreadStore(ThreadStore):
             return row, runs
 
         row, runs = await self._run(work)
-        return StoredThread(
-            summary=_summary(row),
-            messages=messages_from_json(row[7]),
-            state=json.loads(row[8]),
-            runs=[
-                RunSummary(
-                    run_id=r[0],
-                    outcome=r[1],
-                    started_at=r[2],
-                    finished_at=r[3],
-                    error_code=r[4],
-                    usage=json.loads(r[5]) if r[5] is not None else None,
-                )
-                for r in runs
-            ],
-            version=row[9],
-        )
+        return stored_thread(row, runs)
 
     async def list_threads(
         self,
@@ -300,7 +267,7 @@ class SqliteThreadStore(ThreadStore):
         after = decode_cursor(cursor)
 
         def work(db: sqlite3.Connection) -> list[Any]:
-            query = f"SELECT {_SUMMARY_COLUMNS} FROM threads WHERE owner IS ?"
+            query = f"SELECT {SUMMARY_COLUMNS} FROM threads WHERE owner IS ?"
             parameters: list[Any] = [owner]
             if after is not None:
                 query += " AND (updated_at < ? OR (updated_at = ? AND thread_id > ?))"
@@ -310,7 +277,7 @@ class SqliteThreadStore(ThreadStore):
             return db.execute(query, parameters).fetchall()
 
         rows = await self._run(work)
-        threads = [_summary(row) for row in rows[:limit]]
+        threads = [thread_summary(row) for row in rows[:limit]]
         next_cursor = (
             encode_cursor(threads[-1].updated_at, threads[-1].thread_id)
             if len(rows) > limit
@@ -328,10 +295,10 @@ class SqliteThreadStore(ThreadStore):
             if not changed:
                 raise ThreadNotFoundError(thread_id)
             row = db.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM threads WHERE thread_id = ?", (thread_id,)
+                f"SELECT {SUMMARY_COLUMNS} FROM threads WHERE thread_id = ?", (thread_id,)
             ).fetchone()
             db.execute("COMMIT")
-            return _summary(row)
+            return thread_summary(row)
 
         return await self._run(work)
 
