@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -20,20 +17,15 @@ from ag_ui.store import PostgresThreadStore, RunSummary, StoreUnavailableError
 from ag_ui.store.thread_postgres import SCHEMA_VERSION, redacted_url
 from tests.postgres_helpers import PostgresServer
 from tests.redis_helpers import free_port
+from tests.store.thread_faults import (
+    assert_four_writers_threads,
+    assert_one_whole_version,
+    kill_a_writer_mid_save,
+    writer,
+)
 from tests.store.thread_writer import messages_of
 
 pytestmark = pytest.mark.anyio
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def writer(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.store.thread_writer", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
 
 
 @pytest.fixture
@@ -47,24 +39,13 @@ def database(postgres_server: PostgresServer) -> Iterator[str]:
 async def test_a_writer_killed_mid_save_leaves_the_last_whole_version(
     database: str, delay: float
 ) -> None:
-    process = writer(database, "forever")
-    assert process.stdout is not None
-    assert process.stdout.readline() == "first save\n"
-    await asyncio.sleep(delay)  # the writer saves in a loop: the kill lands mid-save or between
-    process.kill()
-    process.wait(timeout=10)
+    await kill_a_writer_mid_save(database, delay)
     store = PostgresThreadStore(database)
     try:
         thread = await store.load("t1", owner="alice")
     finally:
         await store.aclose()
-    n = thread.state["n"]
-    assert n >= 1
-    assert len(thread.messages) == n
-    assert thread.summary.message_count == n
-    assert thread.version == n
-    assert [run.run_id for run in thread.runs] == [f"r{k}" for k in range(1, n + 1)]
-    assert thread.summary.run_count == n
+    assert_one_whole_version(thread)
 
 
 async def test_four_processes_write_a_thousand_threads(database: str) -> None:
@@ -75,19 +56,7 @@ async def test_four_processes_write_a_thousand_threads(database: str) -> None:
         assert process.wait(timeout=120) == 0
     store = PostgresThreadStore(database)
     try:
-        seen: list[str] = []
-        cursor = None
-        while True:
-            page = await store.list_threads(owner="team", limit=500, cursor=cursor)
-            seen += [summary.thread_id for summary in page.threads]
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        assert sorted(seen) == sorted(f"w{w}-t{n}" for w in range(4) for n in range(250))
-        sample = await store.load("w3-t249", owner="team")
-        assert sample.state == {"n": 249}
-        assert len(sample.messages) == 249 % 5 + 1
-        assert [run.run_id for run in sample.runs] == ["r-3-249"]
+        await assert_four_writers_threads(store)
     finally:
         await store.aclose()
     with psycopg.connect(database) as check:
