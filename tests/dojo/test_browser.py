@@ -26,23 +26,11 @@ from tests.demo.chat_replies import text_reply, tool_call_reply
 from tests.dojo.web_build import ensure_built
 from tests.providers.agui_server import UvicornThread
 from tests.providers.fake_provider import CHAT, FakeProvider
+from tests.support.chromium import chromium_context
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="scripts/test installs it")
 expect = playwright_api.expect
 
-CHROMIUM = "/usr/bin/chromium"
-# The flags of tests/inspect/test_browser.py (/work/.library/env/machines/python.md): no sandbox
-# (root), no GPU, and nothing that reaches for the network on its own.
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TIMEOUT_MS = 20_000
 expect.set_options(timeout=TIMEOUT_MS)
 
@@ -97,20 +85,10 @@ def pages(feature_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    if shutil.which(CHROMIUM) is None:
-        pytest.fail(f"{CHROMIUM} is missing: scripts/test installs Debian's chromium package")
     profile = tmp_path_factory.mktemp("chromium-profile")
-    with playwright_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            args=CHROMIUM_FLAGS,
-            headless=True,
-            viewport={"width": 1400, "height": 860},
-        )
+    with chromium_context(profile) as context:
         context.set_default_timeout(TIMEOUT_MS)
         yield context
-        context.close()
 
 
 @contextmanager

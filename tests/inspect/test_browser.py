@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,42 +22,19 @@ from ag_ui.demo import create_demo_app, lookup_weather
 from ag_ui.inspect import Inspector, create_inspector_app
 from ag_ui.recording import read_recording
 from tests.inspect.conftest import broken_run, serve, timed_recording, weather_run, write
+from tests.support.chromium import chromium_context
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="scripts/test installs it")
 
-CHROMIUM = "/usr/bin/chromium"
-# The flags of /work/.library/env/machines/python.md: no sandbox (root), no GPU, and nothing
-# that reaches for the network on its own.
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PACE = 0.3  # seconds between the paced recording's events
 PACED_EVENTS = 6
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    if shutil.which(CHROMIUM) is None:
-        pytest.fail(f"{CHROMIUM} is missing: scripts/test installs Debian's chromium package")
     profile = tmp_path_factory.mktemp("chromium-profile")
-    with playwright_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            args=CHROMIUM_FLAGS,
-            headless=True,
-            viewport={"width": 1400, "height": 860},
-            accept_downloads=True,
-        )
+    with chromium_context(profile, accept_downloads=True) as context:
         yield context
-        context.close()
 
 
 @pytest.fixture(scope="module")
