@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
-from ag_ui.store._message_json import messages_from_json
-from ag_ui.store._thread_base import RunSummary, StoredThread, ThreadSummary
+from ag_ui.core.types import Message
+from ag_ui.store._message_json import messages_from_json, messages_to_json, state_to_json
+from ag_ui.store._thread_base import RunSummary, StoredThread, ThreadSummary, title_from_messages
 
-__all__ = ["SUMMARY_COLUMNS", "stored_thread", "thread_summary", "usage_to_json"]
+__all__ = ["SUMMARY_COLUMNS", "SavedColumns", "saved_columns", "stored_thread", "thread_summary"]
 
 SUMMARY_COLUMNS = (
     "thread_id, owner, COALESCE(title, default_title), created_at, updated_at, "
@@ -37,9 +38,27 @@ def thread_summary(row: Sequence[Any]) -> ThreadSummary:
     )
 
 
-def usage_to_json(run: Optional[RunSummary]) -> Optional[str]:
-    """The JSON text kept for a run's token usage (None when there is no run or no usage)."""
-    return json.dumps(run.usage) if run is not None and run.usage is not None else None
+class SavedColumns(NamedTuple):
+    """The text columns one save writes."""
+
+    messages: str
+    state: str
+    default_title: str
+    usage: Optional[str]
+    """The run's token usage as JSON (None when there is no run or no usage)."""
+
+
+def saved_columns(
+    thread_id: str, messages: Sequence[Message], state: Any, run: Optional[RunSummary]
+) -> SavedColumns:
+    """What a save writes, computed before its transaction (a state that is not JSON is a
+    ``ValueError`` naming the thread, and nothing is written)."""
+    return SavedColumns(
+        messages=messages_to_json(messages).decode(),
+        state=state_to_json(thread_id, state),
+        default_title=title_from_messages(messages),
+        usage=json.dumps(run.usage) if run is not None and run.usage is not None else None,
+    )
 
 
 def _run_summary(row: Sequence[Any]) -> RunSummary:

@@ -28,7 +28,6 @@ import anyio
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
-from ag_ui.store._message_json import messages_to_json, state_to_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -37,10 +36,9 @@ from ag_ui.store._thread_base import (
     ThreadPage,
     ThreadStore,
     ThreadSummary,
-    title_from_messages,
 )
 from ag_ui.store._thread_cursor import check_limit, decode_cursor, encode_cursor
-from ag_ui.store._thread_rows import SUMMARY_COLUMNS, stored_thread, thread_summary, usage_to_json
+from ag_ui.store._thread_rows import SUMMARY_COLUMNS, saved_columns, stored_thread, thread_summary
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -261,10 +259,9 @@ class PostgresThreadStore(ThreadStore):
         state: Any,
         run: Optional[RunSummary] = None,
     ) -> ThreadSummary:
-        messages_json = messages_to_json(messages).decode()
-        state_json = state_to_json(thread_id, state)
-        default_title = title_from_messages(messages)
-        usage = usage_to_json(run)
+        messages_json, state_json, default_title, usage = saved_columns(
+            thread_id, messages, state, run
+        )
         now = self._clock()
 
         async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:

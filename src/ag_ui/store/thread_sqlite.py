@@ -23,7 +23,6 @@ import anyio.to_thread
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
-from ag_ui.store._message_json import messages_to_json, state_to_json
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -32,10 +31,9 @@ from ag_ui.store._thread_base import (
     ThreadPage,
     ThreadStore,
     ThreadSummary,
-    title_from_messages,
 )
 from ag_ui.store._thread_cursor import check_limit, decode_cursor, encode_cursor
-from ag_ui.store._thread_rows import SUMMARY_COLUMNS, stored_thread, thread_summary, usage_to_json
+from ag_ui.store._thread_rows import SUMMARY_COLUMNS, saved_columns, stored_thread, thread_summary
 
 __all__ = ["SCHEMA_VERSION", "SqliteThreadStore"]
 
@@ -176,10 +174,9 @@ class SqliteThreadStore(ThreadStore):
         state: Any,
         run: Optional[RunSummary] = None,
     ) -> ThreadSummary:
-        messages_json = messages_to_json(messages).decode()
-        state_json = state_to_json(thread_id, state)
-        default_title = title_from_messages(messages)
-        usage = usage_to_json(run)
+        messages_json, state_json, default_title, usage = saved_columns(
+            thread_id, messages, state, run
+        )
         now = self._clock()
 
         def work(db: sqlite3.Connection) -> ThreadSummary:
