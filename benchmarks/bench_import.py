@@ -27,8 +27,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OFFICIAL_PYTHON = REPO / ".venv-official" / "bin" / "python"
 _TIMED_IMPORT = (
-    "import time\nstart = time.perf_counter()\n{statement}\n"
-    "print(time.perf_counter() - start)\n"
+    "import time\nstart = time.perf_counter()\n{statement}\nprint(time.perf_counter() - start)\n"
 )
 # Targets (issue 27): the server in absolute time, core and client against the official core.
 SERVER_TARGET_MS = 150.0
