@@ -102,17 +102,18 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ag_ui.server' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"ag_ui.server.{module}"), name)
-    globals()[name] = value  # once: later lookups find it without calling this again
-    return value
+if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is still an error
 
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'ag_ui.server' has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"ag_ui.server.{module}"), name)
+        globals()[name] = value  # once: later lookups find it without calling this again
+        return value
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
 
 
 __all__ = [
