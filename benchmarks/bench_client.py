@@ -10,9 +10,11 @@ one run) as SSE bytes, the same bytes for both clients.
      subscriber, as the TypeScript side has one to count events);
    - TypeScript ``HttpAgent.runAgent`` with a ``fetch`` that returns the bytes from memory.
 2. End to end over loopback: both clients against the same uvicorn server streaming the mix
-   (one chunk per event) on 127.0.0.1. Ours twice: with the client ``HttpAgent`` opens for
-   itself (``ag_ui.client.new_http_client()``, shared across rounds so connections are kept,
-   as Node's fetch keeps them), and with a caller's plain ``httpx.AsyncClient``.
+   (one chunk per event, a bare ASGI app) on 127.0.0.1, and the floor under both: the same
+   server read by a blocking socket that does nothing with the bytes. Ours twice: with the
+   client ``HttpAgent`` opens for itself (``ag_ui.client.new_http_client()``, shared across
+   rounds so connections are kept, as Node's fetch keeps them), and with a caller's plain
+   ``httpx.AsyncClient``.
 
 Prints events/s and ratios (ours / TypeScript; > 1 means we are faster). The two clients take
 turns in batches and each keeps its best round; absolute numbers drift on shared machines.
@@ -156,27 +158,56 @@ def node(*arguments: str) -> dict[str, Any]:
 
 
 def serve(port: int) -> None:
-    """The loopback server: streams the mix, one chunk per event (``--serve PORT``)."""
+    """The loopback server: streams the mix, one chunk per event (``--serve PORT``).
+
+    A bare ASGI app rather than a Starlette ``StreamingResponse``: the server is the floor
+    under both clients (it runs on the other CPU, and a client cannot finish before the last
+    chunk is sent), and Starlette's per-chunk cost put that floor at 7 ms, a third of the
+    TypeScript client's whole run, which hid the clients' difference. ``floor_seconds``
+    measures it.
+    """
     import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import StreamingResponse
-    from starlette.routing import Route
 
     data, _ = mix_bytes()
     frames = [frame + b"\n\n" for frame in data.split(b"\n\n") if frame]
+    start = {
+        "type": "http.response.start",
+        "status": 200,
+        "headers": [(b"content-type", b"text/event-stream")],
+    }
 
-    async def endpoint(request: Request) -> StreamingResponse:
-        await request.body()
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        while (await receive()).get("more_body"):
+            pass
+        await send(start)
+        for frame in frames:
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
 
-        async def body() -> Any:
-            for frame in frames:
-                yield frame
-
-        return StreamingResponse(body(), media_type="text/event-stream")
-
-    app = Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+def floor_seconds(port: int, rounds: int) -> float:
+    """The server alone: a blocking socket that sends the request and reads to the chunked end."""
+    request = (
+        f"POST /agent HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\n"
+        "accept: text/event-stream\r\ncontent-length: 2\r\n\r\n{}"
+    ).encode()
+    best = float("inf")
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        for _ in range(rounds):
+            started = time.perf_counter()
+            sock.sendall(request)
+            received = b""
+            while not received.endswith(b"\r\n0\r\n\r\n"):
+                chunk = sock.recv(1 << 20)
+                if not chunk:
+                    raise RuntimeError("the benchmark server closed the connection")
+                received += chunk
+            best = min(best, time.perf_counter() - started)
+    return best
 
 
 def _free_port() -> int:
@@ -230,8 +261,9 @@ def main() -> None:
     try:
         _wait_for(port, server)
         url = f"http://127.0.0.1:{port}/agent"
-        ts_loop_seconds = ours_loopback = ours_httpx = float("inf")
+        ts_loop_seconds = ours_loopback = ours_httpx = floor = float("inf")
         for _ in range(BATCHES):
+            floor = min(floor, floor_seconds(port, LOOPBACK_ROUNDS))
             ts_loopback = node("url", url, str(LOOPBACK_ROUNDS), str(events))
             ts_loop_seconds = min(ts_loop_seconds, ts_loopback["bestMs"] / 1000)
             ours_loopback = min(ours_loopback, loopback_agent_seconds(url, LOOPBACK_ROUNDS))
@@ -243,6 +275,7 @@ def main() -> None:
         server.wait(timeout=10)
     print("\n2. end to end over loopback (uvicorn, one chunk per event)")
     row("TypeScript HttpAgent.runAgent", ts_loop_seconds, ts_loop_seconds)
+    row("floor: the server read by a blocking socket", floor, ts_loop_seconds)
     row("ours, HttpAgent.run_agent (its own client)", ours_loopback, ts_loop_seconds)
     row("ours, HttpAgent.run_agent (a plain httpx.AsyncClient)", ours_httpx, ts_loop_seconds)
 

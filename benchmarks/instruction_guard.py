@@ -93,7 +93,35 @@ def workloads() -> dict[str, Callable[[], None]]:
         "reducer_delta": reducer_delta,
         "pipeline_delta": pipeline_delta,
         "server_run": _server_run(),
+        "client_run": _client_run(encoder, events),
     }
+
+
+def _client_run(encoder: Any, events: list[Any]) -> Callable[[], None]:
+    """``HttpAgent.run_agent`` over the stream mix's SSE bytes from an in-memory httpx
+    transport, with one ``on_event`` subscriber (bench_client.py's first table, its third row):
+    decode, verify, subscribers and reducer, without a socket."""
+    import asyncio
+
+    import httpx
+
+    from ag_ui.client import HttpAgent
+
+    data = b"".join(encoder.encode_sse(event) for event in events)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=data, headers={"content-type": "text/event-stream"})
+
+    async def call() -> None:
+        seen: list[object] = []
+        async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+            agent = HttpAgent("http://memory/agent", http_client=client)
+            agent.subscribe({"on_event": lambda params: seen.append(params.event)})
+            await agent.run_agent()
+        if len(seen) != len(events):
+            raise RuntimeError("client_run: the run did not see every event")
+
+    return lambda: asyncio.run(call())
 
 
 def _server_run() -> Callable[[], None]:
@@ -160,6 +188,7 @@ WORK = {
     "reducer_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through apply_event, {HISTORY:,} messages",
     "pipeline_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through EventPipeline, {HISTORY:,} messages",
     "server_run": f"a run of {SERVER_DELTAS:,} text deltas through create_app's app, in process",
+    "client_run": "HttpAgent.run_agent over the stream mix from an in-memory transport",
 }
 
 

@@ -72,10 +72,17 @@ RUN = [
 ]
 
 
-def test_chunked_decoding_is_the_same_for_any_split_of_the_bytes() -> None:
+@pytest.mark.parametrize(
+    ("size_line", "end"),
+    [(b"%x", b"0\r\n\r\n"), (b"%x;ext=1", b"0\r\nX-T: 1\r\n\r\n"), (b" %X ", b"0\r\n\r\n")],
+    ids=["bare sizes (the fast loop)", "extensions and trailers", "blanks, upper case"],
+)
+def test_chunked_decoding_is_the_same_for_any_split_of_the_bytes(
+    size_line: bytes, end: bytes
+) -> None:
     body = b"Hello, \xf0\x9f\x8c\x8d world" * 20
     pieces = [body[i : i + 7] for i in range(0, len(body), 7)]
-    wire = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\nX-T: 1\r\n\r\n"
+    wire = b"".join(size_line % len(p) + b"\r\n" + p + b"\r\n" for p in pieces) + end
     generator = random.Random(14)
     for _ in range(200):
         decoder, out, position = _ChunkedBody(), [], 0
@@ -90,8 +97,24 @@ def test_chunked_decoding_is_the_same_for_any_split_of_the_bytes() -> None:
 
 @pytest.mark.parametrize(
     "wire",
-    [b"zz\r\nab\r\n0\r\n\r\n", b"2\r\nabXY0\r\n\r\n", b"-1\r\n\r\n", b"f" * 2000],
-    ids=["not hex", "no CRLF after data", "negative", "size line too long"],
+    [
+        b"zz\r\nab\r\n0\r\n\r\n",
+        b"2\r\nabXY0\r\n\r\n",
+        b"2\r\nab\r\n2\r\nabXY0\r\n\r\n",
+        b"-1\r\n\r\n",
+        b"2\r\nab\r\n+2\r\nab\r\n0\r\n\r\n",
+        b"\r\nab\r\n",
+        b"f" * 2000,
+    ],
+    ids=[
+        "not hex",
+        "no CRLF after data",
+        "no CRLF after a later chunk",
+        "negative",
+        "a sign",
+        "no size",
+        "size line too long",
+    ],
 )
 def test_a_malformed_chunked_body_is_a_protocol_error(wire: bytes) -> None:
     with pytest.raises(httpx.RemoteProtocolError, match="malformed chunked body"):

@@ -310,3 +310,58 @@ async def test_interrupt_then_resume_across_two_runs() -> None:
     assert recorder.bodies[1]["resume"] == [
         {"interruptId": "i1", "status": "resolved", "payload": {"approved": True}}
     ]
+
+
+async def test_run_subscribers_goes_on_after_a_returned_value_and_sees_list_changes() -> None:
+    # The first pass calls plainly and only the rest after a returned value is awaited: each
+    # subscriber still runs once, in order, and one removed by an earlier callback is skipped.
+    from ag_ui.client.subscriber import run_subscribers
+
+    class Target:
+        def __init__(self) -> None:
+            self.messages: list[Any] = []
+            self.state: Any = None
+
+    order: list[str] = []
+    conversation = Target()
+
+    class Named:
+        def __init__(self, name: str, returns: Any = None) -> None:
+            self.name, self.returns = name, returns
+
+        def on_event(self, params: SubscriberParams) -> Any:
+            order.append(self.name)
+            if self.name == "a":
+                subscribers.remove(c)
+            return self.returns
+
+    async def later(params: SubscriberParams) -> AgentStateMutation:
+        order.append("async")
+        return AgentStateMutation(state={"n": 1})
+
+    b = Named("b", {"stop_propagation": False})
+    c = Named("c")
+    async_one = AgentSubscriber(on_event=later)
+    subscribers: list[object] = [Named("a"), b, c, async_one, Named("d")]
+    outcome = await run_subscribers(
+        subscribers,
+        "on_event",
+        SubscriberParams(None),
+        target=conversation,
+        errors=[],  # type: ignore[arg-type]
+    )
+    assert order == ["a", "b", "async", "d"]
+    assert outcome.state_changed
+    assert not outcome.stopped
+    assert conversation.state == {"n": 1}
+
+    order.clear()
+    untouched = await run_subscribers(
+        (s for s in [Named("x"), Named("y")]),  # any iterable, as documented
+        "on_event",
+        SubscriberParams(None),  # type: ignore[arg-type]
+        target=conversation,
+        errors=[],
+    )
+    assert order == ["x", "y"]
+    assert not untouched.state_changed

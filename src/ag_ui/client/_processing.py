@@ -23,7 +23,9 @@ from ag_ui.client._subscribers import (
     AgentView,
     MutationOutcome,
     SubscriberParams,
+    call_until_returned,
     callback_name_for,
+    finish_subscribers,
     run_subscribers,
 )
 from ag_ui.client.versions import warn_about_producer_declaration
@@ -218,15 +220,38 @@ class EventProcessor:
         if callbacks:
             if params is None:
                 params = SubscriberParams(self.owner, self.input, event)
+            # The subscribers' first pass is a plain call each: a coroutine only once one of
+            # them returned something (a mutation, an awaitable).
+            subscribers, errors = self.subscribers, self.result.subscriber_errors
             if self._on_event:
-                outcome = await self._run("on_event", params)
-                if outcome is not NOTHING_CHANGED:
+                found = call_until_returned(subscribers, "on_event", params, errors)
+                if found is not None:
+                    outcome = await finish_subscribers(
+                        subscribers,
+                        "on_event",
+                        params,
+                        found,
+                        target=self.conversation,
+                        errors=errors,
+                    )
                     stopped = outcome.stopped
                     messages_changed = outcome.messages_changed
                     state_changed = outcome.state_changed
             if not stopped and kind.callback in callbacks:
                 self._event_params(params, event)
-                outcome = await self._run(kind.callback, params)
+                found = call_until_returned(subscribers, kind.callback, params, errors)
+                outcome = (
+                    NOTHING_CHANGED
+                    if found is None
+                    else await finish_subscribers(
+                        subscribers,
+                        kind.callback,
+                        params,
+                        found,
+                        target=self.conversation,
+                        errors=errors,
+                    )
+                )
                 if outcome is not NOTHING_CHANGED:
                     stopped = outcome.stopped
                     messages_changed = messages_changed or outcome.messages_changed

@@ -82,6 +82,51 @@ class _Connection:
         self.writer.close()
 
 
+def _whole_chunks(buffer: bytes, pos: int, out: list[bytes]) -> int:
+    """Append the data of each complete chunk of ``buffer`` from ``pos`` on to ``out``; return
+    where the first chunk that is not plain and complete begins.
+
+    The hot loop of a stream (a server flushes each event as one chunk, and a read holds
+    several): no state kept, one pass per chunk. It stops at anything else (the last chunk, a
+    size line with an extension, sign or blanks, a chunk cut by the read, a missing CRLF),
+    which ``_ChunkedBody.feed``'s general loop then reads from there, with its errors.
+    """
+    end = len(buffer)
+    find, append = buffer.find, out.append
+    while True:
+        line_end = find(b"\r\n", pos)
+        if line_end <= pos:
+            return pos
+        size_line = buffer[pos:line_end]
+        try:
+            size = int(size_line, 16)
+        except ValueError:
+            return pos
+        # Every hex digit is at or above "0" (48); "+", "-", blanks are below it.
+        if not size or size_line[0] < 48:
+            return pos
+        start = line_end + 2
+        stop = start + size
+        if stop + 2 > end or buffer[stop : stop + 2] != b"\r\n":
+            return pos
+        append(buffer[start:stop])
+        pos = stop + 2
+
+
+def _chunk_size(size_line: bytes) -> int:
+    """A chunk-size line's size, extensions (after ``;``) ignored; refuses what is not hex."""
+    size_text = size_line.split(b";", 1)[0].strip()
+    try:
+        size = int(size_text, 16)
+    except ValueError:
+        raise httpx.RemoteProtocolError(
+            f"malformed chunked body: chunk size {size_text!r}"
+        ) from None
+    if size < 0 or (size_text[:1] in (b"+", b"-")):
+        raise httpx.RemoteProtocolError(f"malformed chunked body: chunk size {size}")
+    return size
+
+
 class _ChunkedBody:
     """Decodes ``Transfer-Encoding: chunked`` in bulk: every complete chunk of a read at once."""
 
@@ -111,20 +156,13 @@ class _ChunkedBody:
                     raise httpx.RemoteProtocolError("malformed chunked body: missing CRLF")
                 pos += 2
                 self._expect_crlf = False
+            pos = _whole_chunks(buffer, pos, out)
             line_end = buffer.find(b"\r\n", pos)
             if line_end < 0:
                 if end - pos > _MAX_SIZE_LINE:
                     raise httpx.RemoteProtocolError("malformed chunked body: size line too long")
                 break
-            size_text = buffer[pos:line_end].split(b";", 1)[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise httpx.RemoteProtocolError(
-                    f"malformed chunked body: chunk size {size_text!r}"
-                ) from None
-            if size < 0 or (size_text[:1] in (b"+", b"-")):
-                raise httpx.RemoteProtocolError(f"malformed chunked body: chunk size {size}")
+            size = _chunk_size(buffer[pos:line_end])
             if size == 0:
                 # The last chunk; then optional trailer fields and the final empty line.
                 if buffer[line_end + 2 : line_end + 4] == b"\r\n":

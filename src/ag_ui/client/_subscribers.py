@@ -41,7 +41,9 @@ __all__ = [
     "SubscriberParams",
     "Subscription",
     "as_subscriber",
+    "call_until_returned",
     "callback_name_for",
+    "finish_subscribers",
     "run_subscribers",
 ]
 
@@ -287,41 +289,96 @@ async def run_subscribers(
     hook must not kill the run. A returned dict is read as an ``AgentStateMutation``; returned
     messages and state are copied.
     """
-    # This runs once per event and subscriber: a callback returning nothing costs one call.
-    stopped = messages_changed = state_changed = False
-    for subscriber in subscribers:
+    if not isinstance(subscribers, Sequence):
+        subscribers = list(subscribers)
+    found = call_until_returned(subscribers, name, params, errors)
+    if found is None:
+        return NOTHING_CHANGED
+    return await finish_subscribers(subscribers, name, params, found, target=target, errors=errors)
+
+
+Returned = tuple[int, object, Any]
+"""(position, subscriber, what its callback returned): where ``finish_subscribers`` goes on."""
+
+
+def call_until_returned(
+    subscribers: Sequence[object],
+    name: str,
+    params: SubscriberParams,
+    errors: list[SubscriberError],
+    start: int = 0,
+) -> Optional[Returned]:
+    """Call callback ``name`` of each subscriber from ``start`` until one returns something.
+
+    ``None`` when none did: the common case (a callback that only looks), which then costs no
+    coroutine at all; this runs once per event and callback name. By index, so that a
+    subscriber added or removed by a callback is seen as a ``for`` loop over the list sees it.
+    """
+    position = start
+    while position < len(subscribers):
+        subscriber = subscribers[position]
         callback = getattr(subscriber, name, None)
-        if callback is None:
-            continue
-        try:
-            returned = callback(params)
-            if returned is not None and inspect.isawaitable(returned):
+        if callback is not None:
+            try:
+                returned = callback(params)
+            except Exception as exc:
+                _record_error(name, subscriber, exc, errors)
+            else:
+                if returned is not None:
+                    return position, subscriber, returned
+        position += 1
+    return None
+
+
+async def finish_subscribers(
+    subscribers: Sequence[object],
+    name: str,
+    params: SubscriberParams,
+    found: Returned,
+    *,
+    target: MutationTarget,
+    errors: list[SubscriberError],
+) -> MutationOutcome:
+    """``run_subscribers`` from the first callback that returned something (awaited when it
+    is awaitable, applied when it is a mutation) to the last subscriber."""
+    stopped = messages_changed = state_changed = False
+    position, subscriber, returned = found
+    while True:
+        if inspect.isawaitable(returned):
+            try:
                 returned = await returned
-        except Exception as exc:
-            error = SubscriberError(name, subscriber, exc)
-            logger.error(
-                "%s; the run goes on without it (listed in RunAgentResult.subscriber_errors)",
-                error,
-                exc_info=exc,
-            )
-            errors.append(error)
-            continue
-        if returned is None:
-            continue
+            except Exception as exc:
+                _record_error(name, subscriber, exc, errors)
+                returned = None
         if isinstance(returned, dict):
             returned = AgentStateMutation(**returned)
-        if not isinstance(returned, AgentStateMutation):
-            continue
-        messages = returned.messages
-        if not isinstance(messages, _Unset) and messages is not target.messages:
-            target.messages = copy.deepcopy(list(messages))
-            messages_changed = True
-        if returned.state is not UNSET and returned.state is not target.state:
-            target.state = copy.deepcopy(returned.state)
-            state_changed = True
-        if returned.stop_propagation:
-            stopped = True
+        if isinstance(returned, AgentStateMutation):
+            messages = returned.messages
+            if not isinstance(messages, _Unset) and messages is not target.messages:
+                target.messages = copy.deepcopy(list(messages))
+                messages_changed = True
+            if returned.state is not UNSET and returned.state is not target.state:
+                target.state = copy.deepcopy(returned.state)
+                state_changed = True
+            if returned.stop_propagation:
+                stopped = True
+                break
+        following = call_until_returned(subscribers, name, params, errors, position + 1)
+        if following is None:
             break
+        position, subscriber, returned = following
     if not (stopped or messages_changed or state_changed):
         return NOTHING_CHANGED
     return MutationOutcome(stopped, messages_changed, state_changed)
+
+
+def _record_error(
+    name: str, subscriber: object, exc: Exception, errors: list[SubscriberError]
+) -> None:
+    error = SubscriberError(name, subscriber, exc)
+    logger.error(
+        "%s; the run goes on without it (listed in RunAgentResult.subscriber_errors)",
+        error,
+        exc_info=exc,
+    )
+    errors.append(error)

@@ -13,6 +13,9 @@ coroutine using the ``RunContext`` helpers. ``AgentEndpoint`` turns it into an A
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 try:
     import starlette  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -32,9 +35,6 @@ from ag_ui.core.errors import (
     StoreFullError,
     StoreUnavailableError,
 )
-from ag_ui.server._access import Authorize, Principal, default_principal
-from ag_ui.server._detached import DetachedRuns
-from ag_ui.server._diff import json_patch_diff
 from ag_ui.server._failures import (
     AGENT_ERROR_CODE,
     HISTORY_TRIMMED_CODE,
@@ -43,21 +43,78 @@ from ag_ui.server._failures import (
     SERVER_SHUTDOWN_CODE,
     STORE_UNAVAILABLE_CODE,
 )
-from ag_ui.server._guard import PROTOCOL_VIOLATION_CODE, RunGuard
-from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER
 from ag_ui.server._request import DEFAULT_MAX_BODY_SIZE
-from ag_ui.server._runner import Agent, Sink, run_agent
-from ag_ui.server._state import Activity, SharedState
-from ag_ui.server._streams import (
-    ReasoningMessageStream,
-    ReasoningSpan,
-    Step,
-    TextMessageStream,
-    ToolCallStream,
-)
-from ag_ui.server._tap import Tap
-from ag_ui.server.context import RunContext
-from ag_ui.server.endpoint import DEFAULT_KEEPALIVE, AgentEndpoint, CapabilitiesSource, create_app
+
+if TYPE_CHECKING:
+    from ag_ui.server._access import Authorize, Principal, default_principal
+    from ag_ui.server._detached import DetachedRuns
+    from ag_ui.server._diff import json_patch_diff
+    from ag_ui.server._guard import PROTOCOL_VIOLATION_CODE, RunGuard
+    from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER
+    from ag_ui.server._runner import Agent, Sink, run_agent
+    from ag_ui.server._state import Activity, SharedState
+    from ag_ui.server._streams import (
+        ReasoningMessageStream,
+        ReasoningSpan,
+        Step,
+        TextMessageStream,
+        ToolCallStream,
+    )
+    from ag_ui.server._tap import Tap
+    from ag_ui.server.context import RunContext
+    from ag_ui.server.endpoint import (
+        DEFAULT_KEEPALIVE,
+        AgentEndpoint,
+        CapabilitiesSource,
+        create_app,
+    )
+
+# The rest is imported on first use (PEP 562): Starlette's request, routing and application
+# modules, anyio's streams, asyncio, the verifier and the run stores are most of what
+# ``import ag_ui.server`` used to cost (benchmarks/bench_import.py), and a process that only
+# names an error or a code (a client, the CLI's other commands, a test kit) needs none of it.
+_LAZY = {
+    "Authorize": "_access",
+    "Principal": "_access",
+    "default_principal": "_access",
+    "DetachedRuns": "_detached",
+    "json_patch_diff": "_diff",
+    "PROTOCOL_VIOLATION_CODE": "_guard",
+    "RunGuard": "_guard",
+    "RESUME_AFTER_HEADER": "_replay",
+    "RESUME_KEY_HEADER": "_replay",
+    "Agent": "_runner",
+    "Sink": "_runner",
+    "run_agent": "_runner",
+    "Activity": "_state",
+    "SharedState": "_state",
+    "ReasoningMessageStream": "_streams",
+    "ReasoningSpan": "_streams",
+    "Step": "_streams",
+    "TextMessageStream": "_streams",
+    "ToolCallStream": "_streams",
+    "Tap": "_tap",
+    "RunContext": "context",
+    "DEFAULT_KEEPALIVE": "endpoint",
+    "AgentEndpoint": "endpoint",
+    "CapabilitiesSource": "endpoint",
+    "create_app": "endpoint",
+}
+
+
+if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is still an error
+
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'ag_ui.server' has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"ag_ui.server.{module}"), name)
+        globals()[name] = value  # once: later lookups find it without calling this again
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "AGENT_ERROR_CODE",

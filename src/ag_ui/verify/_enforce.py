@@ -68,6 +68,16 @@ def _fields_to_walk(cls: type) -> tuple[str, ...]:
         return names
 
 
+_FLAT: dict[type, bool] = {}
+"""Per event class: nothing but its own extra properties can need enforcing (no field that
+can hold a model, not a JSON Patch event), so one look at ``__pydantic_extra__`` decides."""
+
+
+def _is_flat(cls: type) -> bool:
+    flat = _FLAT[cls] = not issubclass(cls, _PATCH_EVENTS) and not _fields_to_walk(cls)
+    return flat
+
+
 def _holds_unrecognised(model: BaseModel) -> bool:
     """The check run on every event (no paths built): does anything need stripping?"""
     if model.__pydantic_extra__ or isinstance(model, (UnknownOutcome, UnknownPart)):
@@ -161,6 +171,13 @@ def enforce(event: Event, *, stacklevel: int = 2) -> Event:
     """``event`` without unrecognised material (warned about), or ``event`` itself when it
     has none (the common case costs one walk). Raises ``AGUIValidationError`` for a JSON
     Patch path that is not a JSON Pointer."""
+    # The common case, decided in one dictionary look-up (this runs once per received event):
+    # a text delta and its like carry nothing that could hide unrecognised material.
+    flat = _FLAT.get(event.__class__)
+    if flat is None:
+        flat = _is_flat(event.__class__)
+    if flat and not event.__pydantic_extra__:
+        return event
     _check_pointers(event)
     if not _holds_unrecognised(event):
         return event
