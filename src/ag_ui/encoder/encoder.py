@@ -151,6 +151,10 @@ class EventEncoder:
             frame = _write_sse_bytes(event)
             if frame is not None:
                 return frame
+        else:
+            json_bytes = _write_json(event)
+            if json_bytes is not None:
+                return sse_frame(json_bytes, event_id)
         if (
             event_id is None
             and isinstance(event, BaseEvent)
