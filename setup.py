@@ -6,6 +6,10 @@ optional: without a C compiler the build warns and the package uses the pure-Pyt
 ``ag_ui/proto/_fast.py``, which give the same bytes and events, more slowly. Set
 ``AG_UI_REQUIRE_SPEEDUPS=1`` to make a failed compile fail the install instead (CI does).
 
+``ag_ui.core._json_speedups`` (``src/ag_ui/core/_c/``) compiles the SSE/JSON fast paths of the
+flat events (writing a model's wire JSON, reading it back), with the same contract: optional,
+pydantic's path when it is missing (``ag_ui/core/_json_plans.py``).
+
 Editable installs (``pip install -e .``) put ``src`` at the *front* of ``sys.path``. The
 package depends on ``ag-ui-protocol``, whose regular ``ag_ui`` package in site-packages would
 otherwise be found before an appended ``src`` and hide everything this SDK adds (``ag_ui.client``
@@ -58,6 +62,12 @@ setup(
             depends=sorted(str(path) for path in Path("src/ag_ui/proto/_c").glob("*.h")),
             extra_compile_args=["-O2"] if os.name == "posix" else [],
             optional=os.environ.get("AG_UI_REQUIRE_SPEEDUPS") != "1",
-        )
+        ),
+        Extension(
+            "ag_ui.core._json_speedups",
+            sorted(str(path) for path in Path("src/ag_ui/core/_c").glob("*.c")),
+            extra_compile_args=["-O2"] if os.name == "posix" else [],
+            optional=os.environ.get("AG_UI_REQUIRE_SPEEDUPS") != "1",
+        ),
     ],
 )

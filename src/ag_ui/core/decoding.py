@@ -12,7 +12,7 @@ and dicts give the same event (the TypeScript client keeps it in its string too)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar, Union, cast
+from typing import Any, Callable, Optional, TypeVar, Union, cast
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
@@ -98,6 +98,21 @@ def _validate(adapter: TypeAdapter[_T], data: JSONInput) -> _T:
 _validate_event_json = EVENT_ADAPTER.validator.validate_json
 
 
+def _read_first(data: Union[str, bytes]) -> Optional[Event]:
+    """The compiled reader of the flat events (``_json_plans``), bound on the first decode: its
+    plans cost 3 ms to build, which ``import ag_ui.core`` does not pay."""
+    global _read
+    from ag_ui.core import _json_plans
+
+    _read = _json_plans.read
+    return _read(data)
+
+
+# Wire JSON of a flat event -> the event, or None (pydantic's path below decides and names
+# the errors): 0.2-0.4 µs against pydantic's 1.3 µs for a small event.
+_read: Callable[[Union[str, bytes]], Optional[Event]] = _read_first
+
+
 def _event_error(exc: ValidationError, data: JSONInput) -> AGUIValidationError:
     python = _as_python(data, "event")
     if not isinstance(python, Mapping):
@@ -125,6 +140,9 @@ def parse_event(data: JSONInput) -> Event:
     """
     try:
         if type(data) is bytes or type(data) is str:  # the decoder's hot path
+            event = _read(data)
+            if event is not None:
+                return event
             try:
                 return cast(Event, _validate_event_json(data))
             except ValidationError as exc:

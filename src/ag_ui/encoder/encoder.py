@@ -18,6 +18,7 @@ from typing import Any, Optional, Union
 
 from pydantic_core import PydanticSerializationError
 
+from ag_ui.core import _json_plans
 from ag_ui.core._base import AGUIModel
 from ag_ui.core._surrogates import escaped_json, wire_json
 from ag_ui.core.decoding import parse_any_event
@@ -33,6 +34,13 @@ EventLike = Union[BaseEvent, AGUIModel, Mapping[str, Any]]
 
 # Every event class inherits this one unless it overrides model_dump_json.
 _MODEL_DUMP_JSON = BaseEvent.model_dump_json
+
+# The compiled writers of the flat events (core/_json_plans.py): the exact classes of the Event
+# union only (a subclass, which may override model_dump_json, is not theirs), None for what
+# they do not handle. Same bytes as pydantic-core's to_json, 0.1-0.3 µs instead of 0.7-1.1 µs.
+_write_sse_text = _json_plans.write_sse_text
+_write_sse_bytes = _json_plans.write_sse_bytes
+_write_json = _json_plans.write_json
 
 
 def _as_event(event: EventLike) -> AGUIModel:
@@ -53,6 +61,9 @@ def event_to_json(event: EventLike) -> bytes:
     """Compact wire JSON of one event (camelCase, unset optionals left out); a subclass's own
     ``model_dump_json`` override is honoured. A lone surrogate in a string (``"\\ud83d"``, which
     ``json.loads`` gives for a string cut inside an emoji) is written as its escape."""
+    fast = _write_json(event)
+    if fast is not None:
+        return fast
     model = _as_event(event)
     if type(model).model_dump_json is not _MODEL_DUMP_JSON:
         try:
@@ -115,6 +126,10 @@ class EventEncoder:
         A subclass that overrides ``model_dump_json`` is written with its override, as the
         official encoder (which calls ``model_dump_json``) writes it.
         """
+        if event_id is None:
+            text = _write_sse_text(event)
+            if text is not None:
+                return text
         if event_id is None and isinstance(event, BaseEvent):
             if type(event).model_dump_json is not _MODEL_DUMP_JSON:
                 return f"data: {event.model_dump_json(by_alias=True)}\n\n"
@@ -132,6 +147,14 @@ class EventEncoder:
 
     def encode_sse(self, event: EventLike, *, event_id: Optional[str] = None) -> bytes:
         """One SSE frame as UTF-8 bytes, whatever was negotiated."""
+        if event_id is None:
+            frame = _write_sse_bytes(event)
+            if frame is not None:
+                return frame
+        else:
+            json_bytes = _write_json(event)
+            if json_bytes is not None:
+                return sse_frame(json_bytes, event_id)
         if (
             event_id is None
             and isinstance(event, BaseEvent)
