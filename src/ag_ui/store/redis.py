@@ -1,6 +1,7 @@
 """Redis Streams run store: any worker can serve a reconnect to a run another worker produces.
 
-Layout (``prefix`` defaults to ``agui:``):
+Layout (``prefix`` defaults to ``agui:``; on a Redis Cluster each per-run key has the run id as
+its hash tag, ``{prefix}run:{<id>}:events`` and so on: ``_redis_keys.py``):
 
 - ``{prefix}run:{id}:events``: a stream whose entry ids are ``0-<position>``, so the position a
   client holds is the stream id; blocking ``XREAD`` tails it; ``MAXLEN`` bounds it.
@@ -29,18 +30,35 @@ back, then fails as unreachable. redis-py's own default pool fails at once inste
 connections"), which refused every run past the hundredth with 503 while Redis was healthy; a
 run holds a connection only for the length of each round trip, so a hundred connections carry
 thousands of runs (benchmarks/bench_resume.py: 1,000 at once on one worker).
+
+A Redis Cluster (``cluster=True``, or a ``RedisCluster`` client): no script, transaction or
+multi-key command spans two slots. A run's own commands go to its slot's master in one round
+trip as on one Redis; creating a run takes three (the run bound's count, the run's hash, then
+its place in the index and its thread, each on its own slot), and the run bound is as soft as
+across workers. redis-py's cluster client keeps a connection list per node that fails at once
+when full, so the store lets at most ``max_connections`` commands of each pool run at a time
+and makes the others wait up to ``pool_timeout``, as on one Redis. A master that dies is retried
+(the cluster client refreshes its slot map) until its replica is promoted or
+``block_seconds + operation_timeout`` have passed, whichever comes first; past that the command
+fails with ``StoreUnavailableError`` (docs/deploy.md, "Redis Cluster").
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import AsyncIterator
-from typing import Any, Optional
+from typing import Any, Optional, Union
+
+import anyio
 
 try:
     from redis import asyncio as aioredis
+    from redis.asyncio.cluster import RedisCluster
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialWithJitterBackoff
     from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import RedisError
+    from redis.exceptions import RedisClusterException, RedisError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -58,6 +76,7 @@ from ag_ui.core.errors import (
 from ag_ui.core.events import Event, EventType
 from ag_ui.encoder.encoder import event_to_json
 from ag_ui.store._base import HEARTBEAT_MISSES, RunRecord, RunStore, StoredEvent
+from ag_ui.store._redis_keys import RedisKeys
 
 __all__ = ["RedisRunStore"]
 
@@ -87,6 +106,17 @@ return 1
 """
 _CREATED, _EXISTS, _NO_ROOM = 1, 0, -1
 
+# A new run's hash on a Redis Cluster, where the run bound's index and the thread's list live
+# on other slots than the run (their commands follow in a pipeline). Refused when it exists.
+_CREATE_RUN = """
+if redis.call('hsetnx', KEYS[1], 'thread_id', ARGV[1]) == 0 then return 0 end
+redis.call('hset', KEYS[1], 'owner', ARGV[2], 'has_owner', ARGV[3], 'finished', 0)
+redis.call('expire', KEYS[1], ARGV[4])
+return 1
+"""
+
+_Client = Union[aioredis.Redis, RedisCluster]
+
 
 def _position(entry_id: bytes | str) -> int:
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
@@ -106,13 +136,19 @@ class RedisRunStore(RunStore):
     run's writer; a reader of a run whose writer missed ``HEARTBEAT_MISSES`` (3) of them, seen
     on two blocking reads in a row, ends with ``RunAbandonedError`` (within
     ``3 * heartbeat_interval + 2 * block_seconds``, 8 s by default).
+
+    ``cluster=True``: ``url`` names one node of a Redis Cluster (``redis://host:port``, the
+    client finds the others); for several startup nodes pass ``client=RedisCluster(...)``. A
+    ``RedisCluster`` client puts the store in cluster mode by itself. Cluster mode uses the
+    hash-tagged key layout (``_redis_keys.py``); a prefix may not hold braces there.
     """
 
     def __init__(
         self,
         url: str = "redis://127.0.0.1:6379/0",
         *,
-        client: Optional[aioredis.Redis] = None,
+        client: Optional[_Client] = None,
+        cluster: bool = False,
         prefix: str = "agui:",
         max_runs: int = 10_000,
         max_events_per_run: int = 100_000,
@@ -139,10 +175,20 @@ class RedisRunStore(RunStore):
         self.max_connections = max_connections
         self.pool_timeout = pool_timeout
         self.operation_timeout = operation_timeout
+        if client is not None:
+            if cluster and not isinstance(client, RedisCluster):
+                raise ValueError("cluster=True needs a redis.asyncio.cluster.RedisCluster client")
+            cluster = isinstance(client, RedisCluster)
+        self.cluster = cluster
+        self._keys = RedisKeys(prefix, cluster=cluster)
         self._owns_client = client is None
-        self._redis: aioredis.Redis = client or self._pooled(url, block_seconds)
-        self._tail: aioredis.Redis = client or self._pooled(url, block_seconds)
+        self._redis: _Client = client or self._pooled(url, block_seconds)
+        self._tail: _Client = client or self._pooled(url, block_seconds)
         """Blocking reads of the live tail only (the module docstring says why)."""
+        # On a cluster, the stand-ins for the blocking pools' waits (module docstring).
+        self._gate = anyio.Semaphore(max_connections)
+        self._tail_gate = self._gate if client is not None else anyio.Semaphore(max_connections)
+        self._deadline = block_seconds + operation_timeout
         self.prefix = prefix
         self.max_runs = max_runs
         self.max_events_per_run = max_events_per_run
@@ -150,10 +196,20 @@ class RedisRunStore(RunStore):
         self.run_ttl = int(run_ttl)
         self.block_ms = max(1, int(block_seconds * 1000))
 
-    def _pooled(self, url: str, block_seconds: float) -> aioredis.Redis:
+    def _pooled(self, url: str, block_seconds: float) -> _Client:
         """A client with a pool of its own that waits for a free connection."""
         # The socket timeout bounds every command; a blocking XREAD waits up to block_seconds
         # by design, so each command gets that much plus operation_timeout.
+        if self.cluster:
+            return RedisCluster.from_url(
+                url,
+                max_connections=self.max_connections,
+                socket_connect_timeout=min(2.0, self.operation_timeout),
+                socket_timeout=block_seconds + self.operation_timeout,
+                # Short, many retries: a failover takes the cluster's node timeout and an
+                # election; the command's deadline (_call) bounds the whole.
+                retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries=100),
+            )
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=self.max_connections,
@@ -164,15 +220,17 @@ class RedisRunStore(RunStore):
         return aioredis.Redis.from_pool(pool)  # the client owns the pool and closes it
 
     def _meta(self, key: str) -> str:
-        return f"{self.prefix}run:{key}"
+        return self._keys.meta(key)
 
     def _alive(self, key: str) -> str:
-        return f"{self.prefix}run:{key}:alive"
+        return self._keys.alive(key)
 
     def _stream(self, key: str) -> str:
-        return f"{self.prefix}run:{key}:events"
+        return self._keys.stream(key)
 
-    async def _call(self, coroutine: Any) -> Any:
+    async def _call(self, coroutine: Any, *, tail: bool = False) -> Any:
+        if self.cluster:
+            return await self._cluster_call(coroutine, self._tail_gate if tail else self._gate)
         try:
             return await coroutine
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
@@ -180,12 +238,41 @@ class RedisRunStore(RunStore):
         except RedisError as exc:
             raise StoreUnavailableError(f"Redis error: {exc}") from exc
 
+    async def _cluster_call(self, coroutine: Any, gate: anyio.Semaphore) -> Any:
+        """``_call`` on a cluster: wait for a turn within ``pool_timeout``, then give the
+        command (the client's retries included) ``block_seconds + operation_timeout``."""
+        with anyio.move_on_after(self.pool_timeout) as waiting:
+            await gate.acquire()
+        if waiting.cancelled_caught:
+            # The command never started; Python 3.11 warns that it was never awaited even
+            # when it is closed (3.12 no longer does).
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                coroutine.close()
+            raise StoreUnavailableError(
+                f"Redis unreachable: No connection available within {self.pool_timeout} s "
+                f"({self.max_connections} commands at once)"
+            )
+        try:
+            with anyio.fail_after(self._deadline):
+                return await coroutine
+        except TimeoutError as exc:
+            raise StoreUnavailableError(
+                f"Redis unreachable: no answer within {self._deadline} s"
+            ) from exc
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailableError(f"Redis unreachable: {exc}") from exc
+        except (RedisError, RedisClusterException) as exc:
+            raise StoreUnavailableError(f"Redis error: {exc}") from exc
+        finally:
+            gate.release()
+
     async def ping(self) -> None:
         """Raise ``StoreUnavailableError`` unless Redis answers (servers call it at start)."""
         await self._call(self._redis.ping())
 
     async def _make_room(self) -> None:
-        runs_key, finished_key = f"{self.prefix}runs", f"{self.prefix}finished"
+        runs_key, finished_key = self._keys.runs, self._keys.finished
         if await self._call(self._redis.zcard(runs_key)) < self.max_runs:
             return
         run_ids = await self._call(self._redis.zrange(runs_key, 0, -1))
@@ -225,7 +312,9 @@ class RedisRunStore(RunStore):
         self, key: str, thread_id: str, owner: Optional[str], *, max_runs: int
     ) -> int:
         """The ``_CREATE`` script: ``_CREATED``, ``_EXISTS`` or ``_NO_ROOM``."""
-        keys = (f"{self.prefix}runs", self._meta(key), f"{self.prefix}thread:{thread_id}")
+        if self.cluster:
+            return await self._create_on_cluster(key, thread_id, owner, max_runs=max_runs)
+        keys = (self._keys.runs, self._meta(key), self._keys.thread(thread_id))
         arguments = (
             max_runs,
             thread_id,
@@ -238,6 +327,36 @@ class RedisRunStore(RunStore):
         )
         answer = await self._call(self._redis.eval(_CREATE, len(keys), *keys, *arguments))
         return int(answer)
+
+    async def _create_on_cluster(
+        self, key: str, thread_id: str, owner: Optional[str], *, max_runs: int
+    ) -> int:
+        """``_create`` in three steps, each on one slot or a pipeline of single-slot commands.
+        The run's hash first, as it decides whether the key is taken; a worker that dies
+        before the last step leaves a run outside the index and its thread, which expires."""
+        self._keys.check_run_key(key)
+        if max_runs > 0 and await self._call(self._redis.zcard(self._keys.runs)) >= max_runs:
+            return _NO_ROOM
+        created = await self._call(
+            self._redis.eval(
+                _CREATE_RUN,
+                1,
+                self._meta(key),
+                thread_id,
+                owner or "",
+                int(owner is not None),
+                self.run_ttl,
+            )
+        )
+        if not created:
+            return _EXISTS
+        thread = self._keys.thread(thread_id)
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zadd(self._keys.runs, {key: time.time()})
+        pipe.rpush(thread, key)
+        pipe.expire(thread, max(self.run_ttl, self.finished_ttl))
+        await self._call(pipe.execute())
+        return _CREATED
 
     async def append(self, key: str, event: Event) -> int:
         stream = self._stream(key)
@@ -284,11 +403,12 @@ class RedisRunStore(RunStore):
         return _position(answers[-2])
 
     async def finish(self, key: str) -> None:
-        pipe = self._redis.pipeline()
+        # On a cluster the index is on another slot: no transaction (one would be refused).
+        pipe = self._redis.pipeline(transaction=not self.cluster)
         pipe.hset(self._meta(key), "finished", 1)
         pipe.expire(self._meta(key), self.finished_ttl)
         pipe.expire(self._stream(key), self.finished_ttl)
-        pipe.zadd(f"{self.prefix}finished", {key: time.time()})
+        pipe.zadd(self._keys.finished, {key: time.time()})
         await self._call(pipe.execute())
 
     async def beat(self, key: str) -> None:
@@ -327,7 +447,7 @@ class RedisRunStore(RunStore):
         return (await self._bounds(self._stream(key)))[1]
 
     async def thread_runs(self, thread_id: str) -> list[str]:
-        run_ids = await self._call(self._redis.lrange(f"{self.prefix}thread:{thread_id}", 0, -1))
+        run_ids = await self._call(self._redis.lrange(self._keys.thread(thread_id), 0, -1))
         pipe = self._redis.pipeline()
         for rid in run_ids:
             pipe.exists(self._meta(rid.decode()))
@@ -368,7 +488,8 @@ class RedisRunStore(RunStore):
                 if finished:
                     return
                 answer = await self._call(
-                    self._tail.xread({stream: f"0-{position}"}, block=self.block_ms, count=_PAGE)
+                    self._tail.xread({stream: f"0-{position}"}, block=self.block_ms, count=_PAGE),
+                    tail=True,
                 )
                 entries = answer[0][1] if answer else []
                 if not entries:
