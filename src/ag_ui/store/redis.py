@@ -267,6 +267,32 @@ class RedisRunStore(RunStore):
         finally:
             gate.release()
 
+    async def _cluster_xread(self, stream: str, last_id: str) -> Any:
+        """XREAD sent to the node of the stream's slot. redis-py asks its parser node
+        (COMMAND GETKEYS) for an XREAD's keys, and when that node is the master that died it
+        is not replaced: every XREAD failed until the deadline although the replica had been
+        promoted. Routed here, each connection error is tried again on the node the slot
+        map names by then (``_call``'s deadline bounds the whole)."""
+        assert isinstance(self._tail, RedisCluster)
+        while True:
+            try:
+                # No node while the slot's master is failed and its replica not yet promoted.
+                node = self._tail.get_node_from_key(stream)
+                return await self._tail.execute_command(
+                    "XREAD",
+                    "COUNT",
+                    _PAGE,
+                    "BLOCK",
+                    self.block_ms,
+                    "STREAMS",
+                    stream,
+                    last_id,
+                    target_nodes=node,
+                )
+            except (RedisConnectionError, RedisTimeoutError, OSError, RedisClusterException):
+                # A plain keyed command: redis-py retries it and refreshes its slot map.
+                await self._tail.exists(stream)
+
     async def ping(self) -> None:
         """Raise ``StoreUnavailableError`` unless Redis answers (servers call it at start)."""
         await self._call(self._redis.ping())
@@ -488,7 +514,11 @@ class RedisRunStore(RunStore):
                 if finished:
                     return
                 answer = await self._call(
-                    self._tail.xread({stream: f"0-{position}"}, block=self.block_ms, count=_PAGE),
+                    self._cluster_xread(stream, f"0-{position}")
+                    if self.cluster
+                    else self._tail.xread(
+                        {stream: f"0-{position}"}, block=self.block_ms, count=_PAGE
+                    ),
                     tail=True,
                 )
                 entries = answer[0][1] if answer else []
