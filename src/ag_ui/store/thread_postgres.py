@@ -17,13 +17,10 @@ would be re-printed by the server and parsed twice on the client.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import select
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Optional, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -129,57 +126,6 @@ async def _configure(db: AsyncConnection[tuple[Any, ...]]) -> None:
     await db.execute("SET extra_float_digits = 1")
 
 
-def _has_input(db: AsyncConnection[tuple[Any, ...]]) -> bool:
-    """Whether the idle connection's socket is readable: an idle connection is sent nothing
-    unasked but what the server says before it closes it (a FATAL at a shutdown or a
-    terminated backend, then EOF), a NOTICE or a parameter change."""
-    if db.closed:
-        return True
-    fd = db.pgconn.socket
-    if hasattr(select, "poll"):  # poll, not select: a worker's descriptors pass 1,024
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        return bool(poller.poll(0))
-    return bool(select.select([fd], [], [], 0)[0])  # pragma: no cover - Windows
-
-
-def _pipelined(db: AsyncConnection[tuple[Any, ...]]) -> AbstractAsyncContextManager[Any]:
-    """Pipeline mode (libpq 14 and later): statements are sent without waiting for each
-    answer. With an older libpq the same statements go one round trip each."""
-    from psycopg import AsyncPipeline
-
-    if AsyncPipeline.is_supported():
-        return db.pipeline()
-    return contextlib.nullcontext()  # pragma: no cover - psycopg-binary ships a newer libpq
-
-
-@contextlib.asynccontextmanager
-async def _rolled_back_on_error(db: AsyncConnection[tuple[Any, ...]]) -> AsyncIterator[None]:
-    """A failed statement of a pipeline leaves its BEGIN's transaction aborted (the server
-    skips the rest, COMMIT included): roll it back before the connection goes back to the
-    pool. A cancelled call leaves the connection mid-query, which the pool discards."""
-    try:
-        yield
-    except Exception:
-        from psycopg import pq
-
-        if db.info.transaction_status == pq.TransactionStatus.INERROR:
-            await db.rollback()
-        raise
-
-
-async def _check(db: AsyncConnection[tuple[Any, ...]]) -> None:
-    """psycopg_pool's check of a connection before it is handed over, without its round trip
-    when the socket is quiet. A connection the server dropped has its goodbye (or EOF) waiting
-    to be read, so only those are asked ``""``; the round trip every checkout used to make was
-    one more turn of a busy event loop per checkout while the connection is held (each round
-    trip waits for a turn of an event loop that streams hundreds of runs)."""
-    from psycopg_pool import AsyncConnectionPool
-
-    if _has_input(db):
-        await AsyncConnectionPool.check_connection(db)
-
-
 class PostgresThreadStore(ThreadStore):
     """Threads in a PostgreSQL database (``postgresql://user:password@host:port/dbname``, any
     libpq URL); the tables are created on first use.
@@ -249,9 +195,8 @@ class PostgresThreadStore(ThreadStore):
             max_size=self._max_size,
             timeout=self._timeout,
             # A connection the database dropped (a restart) is found out before it is handed
-            # over, so that one outage does not fail a call per pooled connection afterwards;
-            # only a connection with something to read pays the round trip (_check).
-            check=_check,
+            # over, so that one outage does not fail a call per pooled connection afterwards.
+            check=AsyncConnectionPool.check_connection,
             configure=_configure,
             open=False,
             name="ag_ui-threads",
@@ -286,10 +231,7 @@ class PostgresThreadStore(ThreadStore):
                     (SCHEMA_VERSION,),
                 )
 
-    async def _run(
-        self,
-        work: Callable[[AsyncConnection[tuple[Any, ...]]], Awaitable[_T]],
-    ) -> _T:
+    async def _run(self, work: Callable[[AsyncConnection[tuple[Any, ...]]], Awaitable[_T]]) -> _T:
         from psycopg import OperationalError
 
         try:
@@ -322,74 +264,63 @@ class PostgresThreadStore(ThreadStore):
         )
         now = self._clock()
 
-        owner_sql, owner_args = _owner_is(owner)
-        added = 0 if run is None else 1
-
         async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:
-            # Insert-if-new, lock, append the run, rewrite the row: one transaction sent as one
-            # pipeline, one round trip where waiting for each answer took six. Nothing in it
-            # needs an answer to go on: the run's number and the owner check are in the SQL,
-            # and for someone else's thread (or none) every statement after the lock changes
-            # nothing. Two first saves of one id at once both end up locking the one row, the
-            # second waiting for the first to commit. A delete committed between the insert
-            # and the lock leaves no row: save again, as a save that came just after the
-            # delete would have. (BEGIN and COMMIT are statements here: psycopg's
-            # ``transaction()`` inside a pipeline waits for the server at its start and end.)
-            for _ in range(3):
-                async with _pipelined(db), _rolled_back_on_error(db):
-                    await db.execute("BEGIN")
+            async with db.transaction():
+                # Insert-if-new then lock: two first saves of one id at once both end up
+                # locking the one row, and the second waits for the first to commit. A delete
+                # committed between the two statements leaves no row to lock: insert again, as
+                # a save that came just after the delete would have.
+                for _ in range(3):
                     await db.execute(
                         "INSERT INTO ag_ui_threads VALUES "
                         "(%s, %s, NULL, %s, %s, %s, 0, 0, 0, '[]', 'null') "
                         "ON CONFLICT (thread_id) DO NOTHING",
                         (thread_id, owner, default_title, now, now),
                     )
-                    locked = await db.execute(
-                        "SELECT owner FROM ag_ui_threads WHERE thread_id = %s FOR UPDATE",
+                    cursor = await db.execute(
+                        "SELECT owner, run_count FROM ag_ui_threads "
+                        "WHERE thread_id = %s FOR UPDATE",
                         (thread_id,),
                     )
-                    if run is not None:
-                        await db.execute(
-                            "INSERT INTO ag_ui_thread_runs SELECT thread_id, run_count + 1, "
-                            "%s, %s, %s, %s, %s, %s FROM ag_ui_threads "
-                            f"WHERE thread_id = %s AND {owner_sql}",
-                            (
-                                run.run_id,
-                                run.outcome,
-                                run.started_at,
-                                run.finished_at,
-                                run.error_code,
-                                usage,
-                                thread_id,
-                                *owner_args,
-                            ),
-                        )
-                    updated = await db.execute(
-                        "UPDATE ag_ui_threads SET default_title = %s, "
-                        "updated_at = GREATEST(updated_at, %s), message_count = %s, "
-                        "run_count = run_count + %s, version = version + 1, messages = %s, "
-                        f"state = %s WHERE thread_id = %s AND {owner_sql} "
-                        f"RETURNING {SUMMARY_COLUMNS}",
+                    row = await cursor.fetchone()
+                    if row is not None:
+                        break
+                if row is None or row[0] != owner:
+                    raise ThreadNotFoundError(thread_id)
+                run_count = row[1]
+                if run is not None:
+                    run_count += 1
+                    await db.execute(
+                        "INSERT INTO ag_ui_thread_runs VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                         (
-                            default_title,
-                            now,
-                            len(messages),
-                            added,
-                            messages_json,
-                            state_json,
                             thread_id,
-                            *owner_args,
+                            run_count,
+                            run.run_id,
+                            run.outcome,
+                            run.started_at,
+                            run.finished_at,
+                            run.error_code,
+                            usage,
                         ),
                     )
-                    await db.execute("COMMIT")
-                row = await locked.fetchone()
-                if row is not None:
-                    break
-            if row is None or row[0] != owner:
-                raise ThreadNotFoundError(thread_id)
-            summary = await updated.fetchone()
-            assert summary is not None  # the row was locked by the transaction
-            return thread_summary(summary)
+                cursor = await db.execute(
+                    "UPDATE ag_ui_threads SET default_title = %s, "
+                    "updated_at = GREATEST(updated_at, %s), message_count = %s, run_count = %s, "
+                    "version = version + 1, messages = %s, state = %s WHERE thread_id = %s "
+                    f"RETURNING {SUMMARY_COLUMNS}",
+                    (
+                        default_title,
+                        now,
+                        len(messages),
+                        run_count,
+                        messages_json,
+                        state_json,
+                        thread_id,
+                    ),
+                )
+                summary = await cursor.fetchone()
+                assert summary is not None  # the row is locked by this transaction
+                return thread_summary(summary)
 
         return await self._run(work)
 
