@@ -14,7 +14,7 @@ from typing import Any, Union
 
 import annotated_types
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from ag_ui.core.deprecated import BinaryInputContent
@@ -123,11 +123,24 @@ def _for_field(model: type[BaseModel], name: str, field: FieldInfo) -> st.Search
 
 
 def model_instances(model: type[BaseModel]) -> st.SearchStrategy[Any]:
-    """Any valid instance of ``model``, optional fields both set and unset."""
+    """Any valid instance of ``model``, optional fields both set and unset. Field values a
+    model validator refuses together (a binary part with none of id, url or data) are drawn
+    again: the strategy is per field, the rule is across fields."""
+
+    def build(values: dict[str, Any]) -> Any:
+        try:
+            return model(**values)
+        except ValidationError:
+            return None
+
     return st.deferred(
-        lambda: st.fixed_dictionaries(
-            {name: _for_field(model, name, field) for name, field in model.model_fields.items()}
-        ).map(lambda values: model(**values))
+        lambda: (
+            st.fixed_dictionaries(
+                {name: _for_field(model, name, field) for name, field in model.model_fields.items()}
+            )
+            .map(build)
+            .filter(lambda instance: instance is not None)
+        )
     )
 
 
