@@ -178,7 +178,13 @@ def test_a_subagent_gets_its_own_lane_and_a_crash_its_status(page: Any, live: st
         ".includes('tides is worth a closer look')"
     )
     page.wait_for_function("() => document.getElementById('run-status').textContent === 'idle'")
-    lane = page.inner_text(".lane[data-lane]")  # the view is redrawn: read it again
+    # The run's end redraws the view once more; read at once, the lane was seen mid-redraw
+    # with its header only: wait until its shown text holds the finished reply.
+    page.wait_for_function(
+        "() => (document.querySelector('.lane[data-lane]')?.innerText ?? '')"
+        ".includes('tides is worth a closer look')"
+    )
+    lane = page.inner_text(".lane[data-lane]")
     assert lane.startswith("subagent researcher")
     assert "tides is worth a closer look" in lane
     send(page, "crash")
