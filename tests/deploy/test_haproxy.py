@@ -34,7 +34,11 @@ def behind_haproxy(
 
 async def test_streams_through_haproxy(behind_haproxy: Deployment) -> None:
     url = f"{behind_haproxy.url}/agent"
-    async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=None)) as client:
+    # A connection per stream: a kept-alive one HAProxy is closing while the burst reuses it
+    # fails before any response (seen as ReadError under a loaded machine), which is the
+    # client's keep-alive race, not the stream under test.
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=0)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as client:
         first = await read_stream(client, url, body("hp-unbuffered", 4, 0.3))
         results: list[StreamResult] = []
 
