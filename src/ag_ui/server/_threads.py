@@ -255,10 +255,8 @@ class ThreadRecorder:
                 self._run_id,
             )
             return False
-        except StoreUnavailableError as exc:
-            logger.error("thread %s: run %s not saved: %s", self._thread_id, self._run_id, exc)
-            return False
-        except ValueError as exc:  # a state that is not JSON, a message the model refuses
+        # ValueError: a state that is not JSON, a message the model refuses.
+        except (StoreUnavailableError, ValueError) as exc:
             logger.error("thread %s: run %s not saved: %s", self._thread_id, self._run_id, exc)
             return False
         except Exception:  # a store's own bug: the run still ends with an error the client sees
