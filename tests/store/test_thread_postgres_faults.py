@@ -9,6 +9,7 @@ import re
 import time
 from collections.abc import Iterator
 
+import anyio
 import psycopg
 import pytest
 
@@ -222,3 +223,31 @@ async def test_times_stay_exact_on_a_server_that_prints_floats_short(database: s
         await store.aclose()
     assert thread.runs == [run]
     assert thread.summary.updated_at == 1_796_593_526.2993753
+
+
+async def test_with_every_connection_busy_a_save_goes_before_waiting_loads(
+    database: str,
+) -> None:
+    """One pooled connection, a load holding it, six loads then a save waiting: the save is
+    served next (psycopg_pool alone serves in arrival order: the save would come last, as a
+    finished run's save came behind the loads of a burst of new runs)."""
+    store = PostgresThreadStore(database, min_size=1, max_size=1)
+    await store.save("t", owner=None, messages=messages_of(1), state=None)
+    done: list[str] = []
+
+    async def load(n: int) -> None:
+        await store.load("t", owner=None)
+        done.append(f"load{n}")
+
+    async def save() -> None:
+        await store.save("t", owner=None, messages=messages_of(2), state=None)
+        done.append("save")
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            for n in range(7):
+                tasks.start_soon(load, n)
+            tasks.start_soon(save)
+    finally:
+        await store.aclose()
+    assert done[:2] == ["load0", "save"], done

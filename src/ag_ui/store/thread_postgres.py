@@ -17,10 +17,12 @@ would be re-printed by the server and parsed twice on the client.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import select
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Optional, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -28,6 +30,7 @@ import anyio
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
+from ag_ui.store._priority_gate import PriorityGate
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -126,6 +129,50 @@ async def _configure(db: AsyncConnection[tuple[Any, ...]]) -> None:
     await db.execute("SET extra_float_digits = 1")
 
 
+def _has_input(db: AsyncConnection[tuple[Any, ...]]) -> bool:
+    """Whether an idle connection's socket is readable. The server sends an idle connection
+    nothing unasked but what it says before closing it (a FATAL at shutdown or for a
+    terminated backend, then EOF), a NOTICE or a parameter change."""
+    if db.closed:
+        return True
+    fd = db.pgconn.socket
+    if hasattr(select, "poll"):  # poll, not select: a worker's descriptors pass 1,024
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])  # pragma: no cover - Windows
+
+
+async def _check(db: AsyncConnection[tuple[Any, ...]]) -> None:
+    """psycopg_pool's check of a connection before it is handed over, paying its round trip
+    only when the socket has something to read: a connection the server dropped has its
+    goodbye (or EOF) waiting. A round trip is a turn of the event loop while the connection is
+    held, and a loop streaming hundreds of runs turns every few tens of milliseconds."""
+    from psycopg_pool import AsyncConnectionPool
+
+    if _has_input(db):
+        await AsyncConnectionPool.check_connection(db)
+
+
+@contextlib.asynccontextmanager
+async def _rolled_back_on_error(db: AsyncConnection[tuple[Any, ...]]) -> AsyncIterator[None]:
+    """A save's transaction is opened with a ``BEGIN`` statement (see ``save``): when an error
+    leaves it open or aborted, roll it back before the connection goes back to the pool. (A
+    cancelled call leaves the connection mid-query, which the pool closes: the server then
+    rolls back on its own.)"""
+    try:
+        yield
+    except Exception:
+        from psycopg import pq
+
+        if db.info.transaction_status in (
+            pq.TransactionStatus.INTRANS,
+            pq.TransactionStatus.INERROR,
+        ):
+            await db.rollback()
+        raise
+
+
 class PostgresThreadStore(ThreadStore):
     """Threads in a PostgreSQL database (``postgresql://user:password@host:port/dbname``, any
     libpq URL); the tables are created on first use.
@@ -133,9 +180,12 @@ class PostgresThreadStore(ThreadStore):
     Bounds: a connection attempt gives up after ``connect_timeout`` seconds (rounded up to
     whole seconds, at least 2, as libpq does), and every call returns or raises
     ``StoreUnavailableError`` within ``timeout`` seconds (waiting for a free pooled connection
-    included). The pool holds ``min_size`` to ``max_size`` connections; after the database
-    comes back from an outage, psycopg_pool reconnects with backoff (1, 2, 4 s and so on
-    between attempts), so the first calls after a long outage may still fail.
+    included). The pool holds ``min_size`` to ``max_size`` connections; when all are busy,
+    a waiting ``save`` takes the next free one before any other waiting call, so that under
+    overload new runs are refused (their load times out) rather than the replies of runs that
+    have streamed. After the database comes back from an outage, psycopg_pool reconnects with
+    backoff (1, 2, 4 s and so on between attempts), so the first calls after a long outage may
+    still fail.
     """
 
     def __init__(
@@ -168,6 +218,9 @@ class PostgresThreadStore(ThreadStore):
         self._pool: Optional[AsyncConnectionPool[AsyncConnection[tuple[Any, ...]]]] = None
         self._migrated = False
         self._opening = anyio.Lock()
+        # As many places as connections: the pool itself never queues (its queue is first come,
+        # first served), the gate decides who goes next.
+        self._gate = PriorityGate(max_size)
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
         return StoreUnavailableError(
@@ -195,8 +248,9 @@ class PostgresThreadStore(ThreadStore):
             max_size=self._max_size,
             timeout=self._timeout,
             # A connection the database dropped (a restart) is found out before it is handed
-            # over, so that one outage does not fail a call per pooled connection afterwards.
-            check=AsyncConnectionPool.check_connection,
+            # over, so that one outage does not fail a call per pooled connection afterwards;
+            # only a connection with something to read pays the round trip (_check).
+            check=_check,
             configure=_configure,
             open=False,
             name="ag_ui-threads",
@@ -231,13 +285,18 @@ class PostgresThreadStore(ThreadStore):
                     (SCHEMA_VERSION,),
                 )
 
-    async def _run(self, work: Callable[[AsyncConnection[tuple[Any, ...]]], Awaitable[_T]]) -> _T:
+    async def _run(
+        self,
+        work: Callable[[AsyncConnection[tuple[Any, ...]]], Awaitable[_T]],
+        *,
+        urgent: bool = False,
+    ) -> _T:
         from psycopg import OperationalError
 
         try:
             with anyio.fail_after(self._timeout):
                 pool = await self._open_pool()
-                async with pool.connection() as db:
+                async with self._gate.enter(urgent=urgent), pool.connection() as db:
                     if not self._migrated:
                         async with self._opening:
                             if not self._migrated:
@@ -264,65 +323,78 @@ class PostgresThreadStore(ThreadStore):
         )
         now = self._clock()
 
+        owner_sql, owner_args = _owner_is(owner)
+        added = 0 if run is None else 1
+
         async def work(db: AsyncConnection[tuple[Any, ...]]) -> ThreadSummary:
-            async with db.transaction():
-                # Insert-if-new then lock: two first saves of one id at once both end up
-                # locking the one row, and the second waits for the first to commit. A delete
-                # committed between the two statements leaves no row to lock: insert again, as
-                # a save that came just after the delete would have.
-                for _ in range(3):
+            # Insert-if-new, lock, append the run, rewrite the row: sent as one pipeline, one
+            # round trip where waiting for each answer took five (each a turn of a busy event
+            # loop while the connection is held). Nothing in it needs an earlier answer: the
+            # run's number and the owner check are in the SQL, and for someone else's thread
+            # (or none) every statement after the lock changes nothing. COMMIT goes only once
+            # every answer is in (a second round trip): sent with the rest, a save that timed
+            # out on a stalled server would still commit when the server resumed, perhaps
+            # after a later save of the same thread. Two first saves of one id at once both
+            # end up locking the one row, the second waiting for the first to commit. A delete
+            # committed between the insert and the lock leaves no row: save again, as a save
+            # that came just after the delete would have.
+            for _ in range(3):
+                async with _rolled_back_on_error(db), db.pipeline() as pipeline:
+                    await db.execute("BEGIN")
                     await db.execute(
                         "INSERT INTO ag_ui_threads VALUES "
                         "(%s, %s, NULL, %s, %s, %s, 0, 0, 0, '[]', 'null') "
                         "ON CONFLICT (thread_id) DO NOTHING",
                         (thread_id, owner, default_title, now, now),
                     )
-                    cursor = await db.execute(
-                        "SELECT owner, run_count FROM ag_ui_threads "
-                        "WHERE thread_id = %s FOR UPDATE",
+                    locked = await db.execute(
+                        "SELECT owner FROM ag_ui_threads WHERE thread_id = %s FOR UPDATE",
                         (thread_id,),
                     )
-                    row = await cursor.fetchone()
-                    if row is not None:
-                        break
-                if row is None or row[0] != owner:
-                    raise ThreadNotFoundError(thread_id)
-                run_count = row[1]
-                if run is not None:
-                    run_count += 1
-                    await db.execute(
-                        "INSERT INTO ag_ui_thread_runs VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                    if run is not None:
+                        await db.execute(
+                            "INSERT INTO ag_ui_thread_runs SELECT thread_id, run_count + 1, "
+                            "%s, %s, %s, %s, %s, %s FROM ag_ui_threads "
+                            f"WHERE thread_id = %s AND {owner_sql}",
+                            (
+                                run.run_id,
+                                run.outcome,
+                                run.started_at,
+                                run.finished_at,
+                                run.error_code,
+                                usage,
+                                thread_id,
+                                *owner_args,
+                            ),
+                        )
+                    updated = await db.execute(
+                        "UPDATE ag_ui_threads SET default_title = %s, "
+                        "updated_at = GREATEST(updated_at, %s), message_count = %s, "
+                        "run_count = run_count + %s, version = version + 1, messages = %s, "
+                        f"state = %s WHERE thread_id = %s AND {owner_sql} "
+                        f"RETURNING {SUMMARY_COLUMNS}",
                         (
+                            default_title,
+                            now,
+                            len(messages),
+                            added,
+                            messages_json,
+                            state_json,
                             thread_id,
-                            run_count,
-                            run.run_id,
-                            run.outcome,
-                            run.started_at,
-                            run.finished_at,
-                            run.error_code,
-                            usage,
+                            *owner_args,
                         ),
                     )
-                cursor = await db.execute(
-                    "UPDATE ag_ui_threads SET default_title = %s, "
-                    "updated_at = GREATEST(updated_at, %s), message_count = %s, run_count = %s, "
-                    "version = version + 1, messages = %s, state = %s WHERE thread_id = %s "
-                    f"RETURNING {SUMMARY_COLUMNS}",
-                    (
-                        default_title,
-                        now,
-                        len(messages),
-                        run_count,
-                        messages_json,
-                        state_json,
-                        thread_id,
-                    ),
-                )
-                summary = await cursor.fetchone()
-                assert summary is not None  # the row is locked by this transaction
-                return thread_summary(summary)
+                    await pipeline.sync()
+                    row = await locked.fetchone()
+                    summary = await updated.fetchone()
+                    await db.execute("ROLLBACK" if summary is None else "COMMIT")
+                if row is not None:
+                    break
+            if row is None or summary is None:
+                raise ThreadNotFoundError(thread_id)
+            return thread_summary(summary)
 
-        return await self._run(work)
+        return await self._run(work, urgent=True)
 
     async def load(self, thread_id: str, *, owner: Optional[str]) -> StoredThread:
         owner_sql, owner_args = _owner_is(owner)
