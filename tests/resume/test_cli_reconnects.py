@@ -13,6 +13,7 @@ import pytest
 from ag_ui.cli.run import run_client
 from ag_ui.server import create_app
 from ag_ui.store import InMemoryRunStore
+from tests.support.refusing import UnreachableAtFirst, agent
 
 from .resume_helpers import CuttingTransport, lifespan, story_agent
 
@@ -60,3 +61,21 @@ async def test_json_output_counts_reconnects() -> None:
     assert report["ok"] is True
     assert report["reconnects"] == 3
     assert sum(report["events"].values()) == 38
+
+
+async def test_text_output_says_when_a_refused_run_is_sent_again() -> None:
+    """The thread store is unreachable for the first request (503, ``Retry-After: 1``): the
+    line says the run was refused and is sent again, not that a connection was lost."""
+    app = create_app(agent, threads=UnreachableAtFirst(failures=1), public_thread_history=True)
+    out = io.StringIO()
+    async with lifespan(app), httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
+        with anyio.fail_after(10):
+            code = await run_client(
+                "http://agent/agent", message="hi", output="text", stream=out, http_client=http
+            )
+    assert code == 0
+    lines = out.getvalue().splitlines()
+    assert re.fullmatch(
+        r"--- run refused \(HTTP 503\); sending it again in 1\.[0-2] s \(attempt 1\)", lines[0]
+    ), lines
+    assert lines[1] == "assistant: hello"

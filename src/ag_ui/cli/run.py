@@ -26,7 +26,7 @@ from ag_ui.cli._arguments import (
     json_value,
 )
 from ag_ui.core._wire import event_type_name
-from ag_ui.core.errors import AGUIError
+from ag_ui.core.errors import AGUIError, HTTPStatusError
 
 if TYPE_CHECKING:
     import httpx
@@ -131,10 +131,16 @@ async def run_client(
     reporter = TextReporter(stream, errors=errors) if output == "text" else None
 
     def show_reconnect(reconnect: Reconnect) -> None:
-        line = (
-            f"--- connection lost ({type(reconnect.error).__name__}); reconnecting "
-            f"(attempt {reconnect.attempt}) after {reconnect.last_event_id}"
-        )
+        if isinstance(reconnect.error, HTTPStatusError) and reconnect.last_event_id is None:
+            line = (  # the run was refused before it started (the server asked to wait)
+                f"--- run refused (HTTP {reconnect.error.status}); sending it again in "
+                f"{reconnect.delay:.1f} s (attempt {reconnect.attempt})"
+            )
+        else:
+            line = (
+                f"--- connection lost ({type(reconnect.error).__name__}); reconnecting "
+                f"(attempt {reconnect.attempt}) after {reconnect.last_event_id}"
+            )
         if reporter is not None:
             reporter.notice(line)
         elif output == "events":
@@ -206,7 +212,6 @@ def _hint(error: Optional[BaseException], url: str) -> str:
     """What to do about a failed run, for the errors a first try meets."""
     from ag_ui.core.errors import (
         ContentTypeError,
-        HTTPStatusError,
         IdleTimeoutError,
         IncompleteStreamError,
         TransportError,

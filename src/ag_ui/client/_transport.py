@@ -34,6 +34,7 @@ from ag_ui.client._decoding import (
     is_known_content_type,
 )
 from ag_ui.client._idle import idle_reads
+from ag_ui.client._reconnect import retry_after_seconds
 from ag_ui.client._redirects import redirect_target, redirected_headers
 from ag_ui.client._signal import AbortSignal
 from ag_ui.client._streaming_transport import StreamingTransport
@@ -190,7 +191,10 @@ async def stream_events(
         if not response.is_success:
             answered = url if not hops else str(request.url.copy_with(query=None))
             raise HTTPStatusError(
-                response.status_code, await _read_error_body(response), url=answered
+                response.status_code,
+                await _read_error_body(response),
+                url=answered,
+                retry_after=retry_after_seconds(response.headers.get("retry-after")),
             )
         content_type = response.headers.get("content-type")
         if not is_known_content_type(content_type):

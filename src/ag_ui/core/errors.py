@@ -360,12 +360,17 @@ class TransportError(AGUIError):
 
 
 class HTTPStatusError(TransportError):
-    """The agent answered with a non-2xx status. ``body`` is parsed JSON when possible."""
+    """The agent answered with a non-2xx status. ``body`` is parsed JSON when possible;
+    ``retry_after`` is the answer's ``Retry-After`` in seconds (``None`` when it had none, or
+    one that is not a number of seconds)."""
 
-    def __init__(self, status: int, body: Any, *, url: str = "") -> None:
+    def __init__(
+        self, status: int, body: Any, *, url: str = "", retry_after: Optional[float] = None
+    ) -> None:
         self.status = status
         self.body = body
         self.url = url
+        self.retry_after = retry_after
         # JSON as the agent sent it (a Python repr would show single quotes and True/None).
         shown = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
         if len(shown) > 500:
@@ -383,6 +388,7 @@ class RedirectError(HTTPStatusError):
         self.status = status
         self.body = ""
         self.url = url
+        self.retry_after = None
         self.location = location
         TransportError.__init__(
             self,
