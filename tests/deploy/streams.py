@@ -10,7 +10,8 @@ from typing import Any, Optional
 
 import httpx
 
-from ag_ui.client import HttpAgent, ReconnectPolicy
+from ag_ui.client import HttpAgent, Reconnect, ReconnectPolicy
+from ag_ui.core.errors import HTTPStatusError
 from ag_ui.core.events import EventType
 from tests.deploy.counting import piece
 
@@ -85,6 +86,9 @@ class AgentRun:
     error_code: Optional[str] = None
     ended_at: float = 0.0
     reconnects: int = 0
+    refusals: int = 0
+    """Of the reconnects, the times the run was refused before it started (503 + Retry-After)
+    and sent again."""
     failure: Optional[BaseException] = None
 
 
@@ -112,8 +116,10 @@ async def run_agent(
         elif event.type == EventType.RUN_ERROR:
             outcome.error_code = event.code
 
-    def on_reconnect(info: Any) -> None:
+    def on_reconnect(info: Reconnect) -> None:
         outcome.reconnects += 1
+        if info.last_event_id is None and isinstance(info.error, HTTPStatusError):
+            outcome.refusals += 1
 
     agent.subscribe(on_event=on_event)
     agent.on_reconnect = on_reconnect

@@ -3,6 +3,8 @@ turns may land on any worker (the ``threaded`` deployment)."""
 
 from __future__ import annotations
 
+import time
+
 import anyio
 import httpx
 import pytest
@@ -14,6 +16,7 @@ from tests.deploy.streams import AgentRun, body, expected_text, read_stream, run
 pytestmark = pytest.mark.anyio
 
 THREADS = 100
+CONCURRENT = 1000
 
 
 async def test_readiness_pings_both_stores(threaded: Deployment) -> None:
@@ -113,3 +116,41 @@ async def test_kill_9_of_a_worker_leaves_every_thread_whole(threaded: Deployment
             # A first turn whose worker died: nothing was saved, so there is no thread at all.
             missing = await client.get(f"{url}/threads/t-tk{n}")
             assert missing.status_code == 404, missing.text
+
+
+async def test_a_thousand_concurrent_runs_keep_their_threads(threaded: Deployment) -> None:
+    """1,000 runs at once (10 deltas 0.1 s apart each), each its own thread in PostgreSQL:
+    the four workers' pools (10 connections each) are overloaded. What overload may do is
+    refuse a run before it starts (``503``, ``Retry-After``), which ``HttpAgent`` sends again;
+    what it may not do is lose a reply already streamed (``thread_not_saved``) or an event.
+    Every run ends whole and every thread reads back with both messages."""
+    url = f"{threaded.url}/agent"
+    runs: dict[int, AgentRun] = {}
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=0)
+    began = time.monotonic()
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+
+        async def one(n: int) -> None:
+            runs[n] = await run_agent(client, url, f"k{n}", 10, 0.1)
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(CONCURRENT):
+                tasks.start_soon(one, n)
+        took = time.monotonic() - began
+        for run in runs.values():
+            assert run.failure is None, (run.failure, run.error_code)
+            assert run.types[-1] == EventType.RUN_FINISHED
+            assert run.text == expected_text(10)
+        refused = sum(run.refusals for run in runs.values())
+        print(f"1,000 runs with the thread store: {took:.1f} s, {refused} refusal(s) resent")
+
+        async def read_back(n: int) -> None:
+            thread = (await client.get(f"{url}/threads/t-k{n}")).json()
+            assert [m["role"] for m in thread["messages"]] == ["user", "assistant"], thread
+            assert thread["messages"][1]["content"] == expected_text(10)
+            assert [run["runId"] for run in thread["runs"]] == [f"k{n}"]
+
+        for first in range(0, CONCURRENT, 50):  # 50 at a time: reading back is not the test
+            async with anyio.create_task_group() as tasks:
+                for n in range(first, first + 50):
+                    tasks.start_soon(read_back, n)
