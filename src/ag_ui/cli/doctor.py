@@ -2,7 +2,8 @@
 
 Reports the SDK version and where it runs from, the ``ag-ui-protocol`` distribution beside it,
 which distribution owns each file under ``ag_ui/`` (the 11 shared files one by one), whether the
-C accelerator of the protobuf transport is built and loads, which extras import, and every
+C accelerator of the protobuf transport and the compiled SSE/JSON writer (``_json_speedups``)
+are built and load, which extras import, and every
 conflict with the exact command that repairs it. Exit status 1 when something is wrong.
 ``--fix`` runs that command (it reinstalls this SDK's files without touching dependencies) and
 checks again in a fresh interpreter.
@@ -132,6 +133,32 @@ def _accelerator(installation_ok: bool, package_dir: Path) -> tuple[str, str]:
     return "built", f"{built[0].name}; not used ({reason})"
 
 
+def _json_speedups(installation_ok: bool, package_dir: Path) -> tuple[str, str]:
+    """(``built``/``not built``, detail) for ``ag_ui.core._json_speedups``, the SSE/JSON writer.
+
+    Loaded through ``ag_ui.core._json_plans``, as the encoder and ``parse_event`` load it, so
+    that "loaded" means the compiled paths are the ones that run.
+    """
+    built = sorted((package_dir / "core").glob("_json_speedups*.so")) + sorted(
+        (package_dir / "core").glob("_json_speedups*.pyd")
+    )
+    if not built:
+        return "not built", "no compiled _json_speedups (built without a C compiler); pydantic's"
+    if not installation_ok:
+        return "built", f"{built[0].name}; not loaded: the shared files are not this SDK's"
+    if os.environ.get("AG_UI_PURE_PYTHON") == "1":
+        return "built", f"{built[0].name}; not used (AG_UI_PURE_PYTHON=1)"
+    try:
+        plans = importlib.import_module("ag_ui.core._json_plans")
+        if getattr(plans, "IMPLEMENTATION", "python") == "c":
+            return "built", f"{built[0].name}; loaded"
+        # _json_plans swallows the ImportError (it falls back); import again for its message.
+        importlib.import_module("ag_ui.core._json_speedups")
+    except Exception as exc:  # reported, not raised
+        return "built", f"{built[0].name}; failed to load: {exc}"
+    return "built", f"{built[0].name}; not used (failed)"
+
+
 def _owners(report: InstallationReport) -> dict[str, int]:
     """How many files under ``ag_ui/`` each distribution owns (shared files counted apart)."""
     site_dir = report.package_dir.parent
@@ -176,7 +203,12 @@ _OWNER_WORDS = {
 }
 
 
-def _text(report: InstallationReport, extras: list[ExtraStatus], accel: tuple[str, str]) -> str:
+def _text(
+    report: InstallationReport,
+    extras: list[ExtraStatus],
+    accel: tuple[str, str],
+    json_accel: tuple[str, str],
+) -> str:
     where = "a source tree (editable install)" if report.mode == "source" else "an installed wheel"
     by = f", installed by {report.installer}" if report.installer else ""
     lines = [
@@ -195,6 +227,7 @@ def _text(report: InstallationReport, extras: list[ExtraStatus], accel: tuple[st
     ]
     lines += [f"  {f.path:<28} {_OWNER_WORDS[f.owner]}" for f in report.shared]
     lines.append(f"C accelerator: {accel[0]} ({accel[1]})")
+    lines.append(f"JSON speedups: {json_accel[0]} ({json_accel[1]})")
     lines.append("extras:")
     for extra in extras:
         versions = ", ".join(f"{d} {v or '-'}" for d, v in extra.versions.items())
@@ -210,7 +243,12 @@ def _text(report: InstallationReport, extras: list[ExtraStatus], accel: tuple[st
     return "\n".join(lines)
 
 
-def _json(report: InstallationReport, extras: list[ExtraStatus], accel: tuple[str, str]) -> str:
+def _json(
+    report: InstallationReport,
+    extras: list[ExtraStatus],
+    accel: tuple[str, str],
+    json_accel: tuple[str, str],
+) -> str:
     return json.dumps(
         {
             "ok": report.ok,
@@ -222,6 +260,7 @@ def _json(report: InstallationReport, extras: list[ExtraStatus], accel: tuple[st
             "shared_files": {f.path: f.owner for f in report.shared},
             "file_owners": _owners(report),
             "accelerator": {"status": accel[0], "detail": accel[1]},
+            "json_speedups": {"status": json_accel[0], "detail": json_accel[1]},
             "extras": {
                 e.name: {
                     "module": e.module,
@@ -250,10 +289,12 @@ def run_doctor(argv: Sequence[str]) -> int:
         return _fix(report)
     extras = _extras(report.ok)
     accel = _accelerator(report.ok, report.package_dir)
+    json_accel = _json_speedups(report.ok, report.package_dir)
     if report.official_version is None:
         # From a source tree the distributions' metadata is not beside the package.
         report = dataclasses.replace(report, official_version=_version(OFFICIAL_DISTRIBUTION))
-    text = _json(report, extras, accel) if args.output == "json" else _text(report, extras, accel)
+    render = _json if args.output == "json" else _text
+    text = render(report, extras, accel, json_accel)
     try:
         print(text, flush=True)
     except BrokenPipeError:  # agui doctor | head
