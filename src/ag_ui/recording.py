@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
-from ag_ui.core._surrogates import escape_lone_surrogates
+from ag_ui.core._surrogates import escape_lone_surrogates, refuse_constant
 from ag_ui.core.decoding import AnyEvent, parse_any_event, parse_run_agent_input
 from ag_ui.core.errors import AGUIValidationError, DecodeError, UnknownEventTypeError
 from ag_ui.core.types import RunAgentInput
@@ -193,10 +193,6 @@ def _line(value: Mapping[str, Any]) -> bytes:
     return escape_lone_surrogates(text).encode() + b"\n"
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _read_json_lines(data: bytes, recording: Recording) -> None:
     run: Optional[RecordedRun] = None
     index = 0
@@ -206,7 +202,7 @@ def _read_json_lines(data: bytes, recording: Recording) -> None:
             continue
         where = f"line {number}"
         try:
-            value = json.loads(line, parse_constant=_reject_constant)
+            value = json.loads(line, parse_constant=refuse_constant)
         except ValueError:
             _parse(line, index, where, recording.skipped)  # raises the SDK's own JSON error
             raise DecodeError(f"{where}: not JSON", frame_index=index) from None

@@ -11,27 +11,41 @@ it. This module is the one rule for every writer:
 - the reducer joins the two halves of an emoji cut across two deltas (``join_text``), as
   concatenating JavaScript strings does.
 
-Both run only after the fast serializer refused a value: no cost on the common path.
+Reading, the escape is legal JSON that pydantic's parser refuses: ``validate_wire_json`` (the
+one reader of wire JSON into models, used by ``parse_event`` and the stores) reads such text as
+``json.loads`` does, ``NaN``/``Infinity`` still refused (``refuse_constant``).
+
+The fallbacks run only after the fast serializer or parser refused a value: no cost on the
+common path.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar, Union, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 __all__ = [
+    "NOT_JSON_CONSTANTS",
     "escape_lone_surrogates",
     "escaped_json",
     "has_lone_surrogate",
+    "is_json_invalid",
     "join_text",
+    "refuse_constant",
     "replace_lone_surrogates",
+    "validate_wire_json",
     "wire_json",
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_T = TypeVar("_T")
+
+NOT_JSON_CONSTANTS = "NaN, Infinity and -Infinity are not JSON; send null or a string instead"
+"""The hint added when a body holds one of the constants JavaScript and Python print for floats
+that JSON (RFC 8259) cannot represent."""
 
 
 def has_lone_surrogate(text: str) -> bool:
@@ -73,6 +87,48 @@ def escaped_json(model: BaseModel, error: PydanticSerializationError) -> bytes:
         raise error
     # Outside strings JSON holds only ASCII, so every surrogate found is inside a string.
     return _SURROGATE.sub(_escape, text).encode()
+
+
+def refuse_constant(name: str) -> Any:
+    """``parse_constant`` for ``json.loads``/``json.JSONDecoder``: ``NaN``, ``Infinity`` and
+    ``-Infinity`` are not JSON (RFC 8259), though Python's parser takes them by default."""
+    raise ValueError(f"{name} is not a JSON value ({NOT_JSON_CONSTANTS})")
+
+
+def is_json_invalid(exc: ValidationError) -> bool:
+    """True when pydantic refused the text itself (not JSON, or a lone surrogate escape), not
+    the value it holds."""
+    return any(e["type"] == "json_invalid" for e in exc.errors())
+
+
+def validate_wire_json(adapter: TypeAdapter[_T], data: Union[str, bytes, bytearray]) -> _T:
+    """``adapter``'s value of the wire JSON ``data``; pydantic's ``ValidationError`` when it is
+    not one (``is_json_invalid`` tells text that is not JSON).
+
+    A lone surrogate escape, which pydantic's parser refuses, is read as ``json.loads`` reads
+    it: a ``str`` holding that code point, the string ``wire_json`` wrote. Text that
+    ``json.loads`` refuses too (``NaN``/``Infinity`` included) keeps pydantic's error."""
+    validator = adapter.validator
+    try:
+        return cast(_T, validator.validate_json(data))
+    except ValidationError as exc:
+        python = _with_lone_surrogates(data) if is_json_invalid(exc) else None
+        if python is None:
+            raise
+    # Not raised inside the handler: a validation error of the value must not chain the parse
+    # error.
+    return cast(_T, validator.validate_python(python))
+
+
+def _with_lone_surrogates(data: Union[str, bytes, bytearray]) -> Any:
+    """The JSON value of ``data`` as ``json.loads`` reads it, or ``None`` when it is not JSON
+    for another reason."""
+    import json  # only here: the common path never needs it
+
+    try:
+        return json.loads(data, parse_constant=refuse_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
 
 
 def replace_lone_surrogates(value: Any) -> Any:

@@ -18,6 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
 from ag_ui.core._readable import readable_problems
+from ag_ui.core._surrogates import NOT_JSON_CONSTANTS, is_json_invalid, validate_wire_json
 from ag_ui.core.errors import AGUIValidationError, MalformedJSONError, UnknownEventTypeError
 from ag_ui.core.events import Event
 from ag_ui.core.legacy_events import LEGACY_EVENT_TYPES, LegacyEvent
@@ -56,41 +57,10 @@ def _as_python(data: JSONInput, what: str) -> Any:
 _T = TypeVar("_T")
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _with_lone_surrogates(data: Union[str, bytes, bytearray]) -> Any:
-    """The JSON value of ``data`` as ``json.loads`` reads it (lone surrogate escapes kept), or
-    ``None`` when it is not JSON for another reason. Only called after pydantic refused it:
-    ``NaN``/``Infinity`` (which ``json.loads`` would take) stay refused."""
-    import json
-
-    try:
-        return json.loads(data, parse_constant=_refuse_constant)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-
-
-def _json_invalid(exc: ValidationError) -> bool:
-    return any(e["type"] == "json_invalid" for e in exc.errors())
-
-
 def _validate(adapter: TypeAdapter[_T], data: JSONInput) -> _T:
-    validator = adapter.validator
     if isinstance(data, Mapping):
-        return cast(_T, validator.validate_python(data))
-    if isinstance(data, memoryview):
-        data = bytes(data)
-    try:
-        return cast(_T, validator.validate_json(data))
-    except ValidationError as exc:
-        python = _with_lone_surrogates(data) if _json_invalid(exc) else None
-        if python is None:
-            raise
-    # Not raised inside the handler: a validation error of the value must not chain the parse
-    # error.
-    return cast(_T, validator.validate_python(python))
+        return cast(_T, adapter.validator.validate_python(data))
+    return validate_wire_json(adapter, bytes(data) if isinstance(data, memoryview) else data)
 
 
 # The compiled validator itself: TypeAdapter's Python wrapper costs about a third of a small
@@ -146,11 +116,11 @@ def parse_event(data: JSONInput) -> Event:
             try:
                 return cast(Event, _validate_event_json(data))
             except ValidationError as exc:
-                if not _json_invalid(exc):
+                if not is_json_invalid(exc):
                     raise
         return _validate(EVENT_ADAPTER, data)
     except ValidationError as exc:
-        if _json_invalid(exc):
+        if is_json_invalid(exc):
             raise MalformedJSONError("event", exc.errors()[0]["msg"]) from None
         raise _event_error(exc, data) from None
 
@@ -170,11 +140,6 @@ def parse_any_event(data: JSONInput) -> AnyEvent:
 
 
 _RUN_INPUT_ADAPTER: TypeAdapter[RunAgentInput] = TypeAdapter(RunAgentInput)
-
-
-NOT_JSON_CONSTANTS = "NaN, Infinity and -Infinity are not JSON; send null or a string instead"
-"""The hint added when a body holds one of the constants JavaScript and Python print for floats
-that JSON (RFC 8259) cannot represent."""
 
 
 def refuse_non_json_constants(text: Union[str, bytes, bytearray]) -> None:
@@ -210,7 +175,7 @@ def parse_run_agent_input(body: JSONInput) -> RunAgentInput:
     try:
         return _validate(_RUN_INPUT_ADAPTER, body)
     except ValidationError as exc:
-        if _json_invalid(exc):
+        if is_json_invalid(exc):
             raise MalformedJSONError("RunAgentInput", exc.errors()[0]["msg"]) from None
         python = _as_python(body, "RunAgentInput")
         raise AGUIValidationError("RunAgentInput", readable_problems(exc, python)) from None

@@ -33,7 +33,8 @@ from pydantic_core import ErrorDetails
 
 from ag_ui.core._gc_tracking import untrack_plain
 from ag_ui.core._readable import describe_errors
-from ag_ui.core.decoding import NOT_JSON_CONSTANTS, parse_run_agent_input
+from ag_ui.core._surrogates import refuse_constant
+from ag_ui.core.decoding import parse_run_agent_input
 from ag_ui.core.errors import AGUIValidationError, MalformedJSONError
 from ag_ui.core.types import Context, Message, RunAgentInput, Tool
 from ag_ui.server._request import too_many_messages
@@ -76,10 +77,6 @@ async def parse_run_input(body: bytes, *, max_messages: Optional[int] = None) ->
     except UnicodeDecodeError as exc:
         raise MalformedJSONError(_WHAT, str(exc)) from None
     return await _SlicedParse(text, max_messages).run()
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value ({NOT_JSON_CONSTANTS})")
 
 
 class _Window(Sequence[Any]):
@@ -152,7 +149,7 @@ class _ListValidation:
 class _SlicedParse:
     def __init__(self, text: str, max_messages: Optional[int]) -> None:
         self._text = text
-        self._decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+        self._decoder = json.JSONDecoder(parse_constant=refuse_constant)
         self._max_messages = max_messages
         self._since = time.perf_counter()
         self.problems: list[str] = []

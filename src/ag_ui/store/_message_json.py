@@ -5,7 +5,8 @@ hold a lone UTF-16 surrogate (half an emoji cut by a provider, relayed by an age
 no form for it, so it is written as its ``\\uXXXX`` escape (``core/_surrogates``), which reads
 back as the same string. A state that is not JSON is a ``ValueError`` naming the thread.
 
-Reading (``messages_from_json``):
+Reading (``messages_from_json``): ``core/_surrogates.validate_wire_json``, so an escaped lone
+surrogate reads back as the string that was saved.
 
 Validating 10,000 messages allocates hundreds of thousands of objects, far more than a quarter
 of a typical heap, so CPython's cyclic collector runs several young passes and, nearly every
@@ -27,11 +28,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Union
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 from pydantic_core import PydanticSerializationError
 
 from ag_ui.core._gc_tracking import untrack_plain
-from ag_ui.core._surrogates import escape_lone_surrogates, has_lone_surrogate
+from ag_ui.core._surrogates import (
+    escape_lone_surrogates,
+    has_lone_surrogate,
+    validate_wire_json,
+)
 from ag_ui.core.types import Message
 
 __all__ = ["messages_from_json", "messages_to_json", "state_to_json"]
@@ -51,7 +56,7 @@ def messages_from_json(data: Union[str, bytes]) -> list[Message]:
             gc.disable()
         _depth += 1
     try:
-        messages = _validated(data)
+        messages = validate_wire_json(_MESSAGES, data)
         untrack_plain(messages)
     finally:
         with _pause:
@@ -59,25 +64,6 @@ def messages_from_json(data: Union[str, bytes]) -> list[Message]:
             if _depth == 0 and _resume:
                 gc.enable()
     return messages
-
-
-def _validated(data: Union[str, bytes]) -> list[Message]:
-    try:
-        return _MESSAGES.validate_json(data)
-    except ValidationError as exc:
-        # pydantic's JSON parser refuses a lone surrogate escape, which ``messages_to_json``
-        # writes for half an emoji; ``json.loads`` reads it back as the same string.
-        if not any(error["type"] == "json_invalid" for error in exc.errors()):
-            raise
-        try:
-            value = json.loads(data, parse_constant=_refuse_constant)
-        except ValueError:
-            raise exc from None
-    return _MESSAGES.validate_python(value)
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def messages_to_json(messages: Sequence[Message]) -> bytes:
