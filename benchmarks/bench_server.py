@@ -12,6 +12,7 @@ Both servers run as subprocesses (uvicorn, h11, one worker); the client is a raw
 reader in this process, identical for both, so what differs is the server.
 
     .venv/bin/python benchmarks/bench_server.py [--events 20000] [--clients 500]
+    .venv/bin/python benchmarks/bench_server.py --instructions   # per-layer callgrind counts
 """
 
 from __future__ import annotations
@@ -390,6 +391,96 @@ def concurrency(clients: int, events: int, hold: float) -> dict[str, Any]:
     }
 
 
+# -- instructions per event, layer by layer (callgrind, in process) ----------------------------
+
+
+def _layer_workloads() -> dict[str, Any]:
+    """Each configuration of our server's run, and floor-build's own work, as one callable.
+
+    The run is ``instruction_guard.py``'s ``server_run`` (SERVER_DELTAS deltas through
+    ``create_app``'s ASGI app, no socket); the rows differ by one layer each, so the differences
+    are what the layers cost.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import instruction_guard as guard
+
+    from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
+    from ag_ui.encoder import EventEncoder
+
+    encode = EventEncoder().encode_sse
+
+    def built(with_encode: bool) -> Any:
+        def run() -> None:
+            kept: list[Any] = [TextMessageStartEvent(message_id="m")]
+            for _ in range(guard.SERVER_DELTAS):
+                event = TextMessageContentEvent(message_id="m", delta="tok ")
+                kept.append(encode(event) if with_encode else event)
+
+        return run
+
+    return {
+        "the agent's models built, nothing else": built(False),
+        "built + encode_sse (floor-build's work)": built(True),
+        "ours, verify=False, a 1.1 client": guard._server_run(verify=False, version="1.1"),
+        "ours, verify=False, a pre-1.0 client": guard._server_run(verify=False),
+        "ours, guard + verifier, a 1.1 client": guard._server_run(version="1.1"),
+        "ours, guard + verifier, a pre-1.0 client": guard._server_run(),
+        "the same over protobuf": guard._server_run(accept=PROTOBUF.encode()),
+    }
+
+
+def _layers_worker() -> None:
+    """Under callgrind: warm every workload up, then run each between two markers."""
+    import gc
+
+    runs = _layer_workloads()
+    for run in runs.values():
+        run()
+    gc.collect()
+    gc.disable()
+    for run in runs.values():
+        os.getppid()
+        run()
+    os.getppid()
+
+
+def layer_instructions() -> None:
+    """Print instructions per event of each configuration (one process under callgrind)."""
+    import re
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from instruction_guard import SERVER_DELTAS
+
+    names = list(_layer_workloads())
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--dump-before=getppid",
+                f"--callgrind-out-file={tmp}/cg.out",
+                sys.executable,
+                __file__,
+                "--layers-worker",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        if out.returncode:
+            sys.exit(f"callgrind failed: {out.stderr[-2000:]}")
+        print(f"Instructions per event, {SERVER_DELTAS:,} deltas in process (callgrind):")
+        # Dump 1 is start-up and warm-up; dump k + 1 is workload k.
+        for number, name in enumerate(names, start=2):
+            text = Path(tmp, f"cg.out.{number}").read_text()
+            match = re.search(r"^totals: (\d+)", text, re.MULTILINE)
+            if match is None:
+                sys.exit(f"no totals in callgrind dump {number}")
+            per_event = int(match.group(1)) / SERVER_DELTAS
+            print(f"  {name:45} {per_event / 1000:6.1f} k")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -404,7 +495,19 @@ def main() -> None:
     parser.add_argument(
         "--throughput-only", action="store_true", help="only the throughput rows (a minute)"
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instructions per event of each server layer, in process (callgrind; a minute)",
+    )
+    parser.add_argument("--layers-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.layers_worker:
+        _layers_worker()
+        return
+    if args.instructions:
+        layer_instructions()
+        return
     if args.serve == "official":
         serve_official(args.port)
         return

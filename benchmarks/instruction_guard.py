@@ -124,9 +124,14 @@ def _client_run(encoder: Any, events: list[Any]) -> Callable[[], None]:
     return lambda: asyncio.run(call())
 
 
-def _server_run() -> Callable[[], None]:
+def _server_run(
+    verify: bool = True, accept: bytes = b"text/event-stream", version: str | None = None
+) -> Callable[[], None]:
     """One streamed run through ``create_app``'s ASGI app, in process (no socket): the agent
     builds SERVER_DELTAS text deltas; the guard, verifier, downgrade sink and outbox do the rest.
+
+    The guard's workload takes the defaults; ``bench_server.py --instructions`` varies them to
+    tell the layers apart (``version="1.1"``: no downgrading sink).
     """
     import asyncio
 
@@ -139,8 +144,11 @@ def _server_run() -> Callable[[], None]:
             yield TextMessageContentEvent(message_id="m", delta="tok ")
         yield TextMessageEndEvent(message_id="m")
 
-    app = create_app(agent, keepalive=None)
-    body = json.dumps({"threadId": "t", "runId": "r", "messages": []}).encode()
+    app = create_app(agent, keepalive=None, verify=verify)
+    run_input: dict[str, Any] = {"threadId": "t", "runId": "r", "messages": []}
+    if version is not None:
+        run_input["protocolVersion"] = version
+    body = json.dumps(run_input).encode()
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -153,7 +161,7 @@ def _server_run() -> Callable[[], None]:
         "root_path": "",
         "headers": [
             (b"content-type", b"application/json"),
-            (b"accept", b"text/event-stream"),
+            (b"accept", accept),
             (b"content-length", str(len(body)).encode()),
         ],
         "client": ("127.0.0.1", 1),
@@ -175,7 +183,9 @@ def _server_run() -> Callable[[], None]:
             sent.append(message.get("body", b""))
 
         await app(scope, receive, send)
-        if b"".join(sent).count(b"TEXT_MESSAGE_CONTENT") != SERVER_DELTAS:
+        # The delta's text, which both transports carry as is (a protobuf frame names its type
+        # by number).
+        if b"".join(sent).count(b"tok ") != SERVER_DELTAS:
             raise RuntimeError("server_run: the run did not stream every delta")
 
     return lambda: asyncio.run(call())
