@@ -24,12 +24,12 @@ compiler at install time, or with ``AG_UI_PURE_PYTHON=1``, every function return
 
 from __future__ import annotations
 
-import os
 import typing
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from pydantic import BaseModel
 
+from ag_ui.core._compiled import load_compiled
 from ag_ui.core._omission import omit_if_none
 from ag_ui.core._wire import MAX_SAFE_INTEGER
 
@@ -41,16 +41,6 @@ __all__ = ["IMPLEMENTATION", "read", "write_json", "write_sse_bytes", "write_sse
 # Field kinds, as _c/json_speedups.c numbers them (enum Kind).
 _STR, _INT, _ANY, _DICT, _BOOL, _PATCH, _OTHER = 1, 2, 3, 4, 5, 6, 7
 _NONE_TYPE = type(None)
-
-
-def _load() -> Any:
-    if os.environ.get("AG_UI_PURE_PYTHON") == "1":
-        return None
-    try:
-        from ag_ui.core import _json_speedups
-    except ImportError:
-        return None
-    return _json_speedups
 
 
 def _none(_: object) -> None:
@@ -161,7 +151,7 @@ def _plan(cls: type[BaseModel]) -> Optional[tuple[Any, ...]]:
     return cls, member, name.encode(), prefix, decodable, tuple(planned)
 
 
-_speedups = _load()
+_speedups: Any = load_compiled("ag_ui.core._json_speedups")
 
 IMPLEMENTATION = "python" if _speedups is None else "c"
 """Which paths run: ``"c"`` (the compiled ``_json_speedups``) or ``"python"`` (pydantic's only)."""

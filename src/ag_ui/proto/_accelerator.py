@@ -7,23 +7,13 @@ the same bytes and the same events; the compiled one only makes them faster.
 
 from __future__ import annotations
 
-import os
 from typing import Any
+
+from ag_ui.core._compiled import load_compiled
 
 __all__ = ["IMPLEMENTATION", "speedups"]
 
-
-def _load() -> Any:
-    if os.environ.get("AG_UI_PURE_PYTHON") == "1":
-        return None
-    try:
-        from ag_ui.proto import _speedups
-    except ImportError:
-        return None
-    return _speedups
-
-
-speedups = _load()
+speedups: Any = load_compiled("ag_ui.proto._speedups")
 
 IMPLEMENTATION = "python" if speedups is None else "c"
 """Which fast paths run: ``"c"`` (the compiled ``_speedups``) or ``"python"``."""
