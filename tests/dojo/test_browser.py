@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import playwright.sync_api as playwright_api  # a dev dependency: imported, never skipped
 import pytest
 
 from ag_ui.demo import create_dojo_app
@@ -28,7 +29,6 @@ from tests.providers.agui_server import UvicornThread
 from tests.providers.fake_provider import CHAT, FakeProvider
 from tests.support.chromium import chromium_context
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="scripts/test installs it")
 expect = playwright_api.expect
 
 TIMEOUT_MS = 20_000

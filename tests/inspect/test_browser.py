@@ -24,8 +24,6 @@ from ag_ui.recording import read_recording
 from tests.inspect.conftest import broken_run, serve, timed_recording, weather_run, write
 from tests.support.chromium import chromium_context
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="scripts/test installs it")
-
 PACE = 0.3  # seconds between the paced recording's events
 PACED_EVENTS = 6
 
