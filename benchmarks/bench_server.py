@@ -401,8 +401,7 @@ def _layer_workloads() -> dict[str, Any]:
     ``create_app``'s ASGI app, no socket); the rows differ by one layer each, so the differences
     are what the layers cost.
     """
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import instruction_guard as guard
+    guard = _guard()
 
     from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
     from ag_ui.encoder import EventEncoder
@@ -429,56 +428,30 @@ def _layer_workloads() -> dict[str, Any]:
     }
 
 
-def _layers_worker() -> None:
-    """Under callgrind: warm every workload up, then run each between two markers."""
-    import gc
+def _guard() -> Any:
+    """benchmarks/instruction_guard.py, which holds the callgrind runner and the workloads."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import instruction_guard
 
-    runs = _layer_workloads()
-    for run in runs.values():
-        run()
-    gc.collect()
-    gc.disable()
-    for run in runs.values():
-        os.getppid()
-        run()
-    os.getppid()
+    return instruction_guard
+
+
+def _layers_worker() -> None:
+    """Under callgrind: every configuration between markers."""
+    _guard().between_markers(_layer_workloads())
 
 
 def layer_instructions() -> None:
     """Print instructions per event of each configuration (one process under callgrind)."""
-    import re
-    import tempfile
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from instruction_guard import SERVER_DELTAS
-
+    guard = _guard()
     names = list(_layer_workloads())
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                "--dump-before=getppid",
-                f"--callgrind-out-file={tmp}/cg.out",
-                sys.executable,
-                __file__,
-                "--layers-worker",
-            ],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-        )
-        if out.returncode:
-            sys.exit(f"callgrind failed: {out.stderr[-2000:]}")
-        print(f"Instructions per event, {SERVER_DELTAS:,} deltas in process (callgrind):")
-        # Dump 1 is start-up and warm-up; dump k + 1 is workload k.
-        for number, name in enumerate(names, start=2):
-            text = Path(tmp, f"cg.out.{number}").read_text()
-            match = re.search(r"^totals: (\d+)", text, re.MULTILINE)
-            if match is None:
-                sys.exit(f"no totals in callgrind dump {number}")
-            per_event = int(match.group(1)) / SERVER_DELTAS
-            print(f"  {name:45} {per_event / 1000:6.1f} k")
+    try:
+        totals = guard.callgrind_totals(__file__, "--layers-worker", len(names))
+    except RuntimeError as exc:
+        sys.exit(str(exc))
+    print(f"Instructions per event, {guard.SERVER_DELTAS:,} deltas in process (callgrind):")
+    for name, total in zip(names, totals, strict=True):
+        print(f"  {name:45} {total / guard.SERVER_DELTAS / 1000:6.1f} k")
 
 
 def main() -> None:

@@ -202,9 +202,9 @@ WORK = {
 }
 
 
-def _worker() -> None:
-    """Under callgrind: warm up every workload, then run each between two markers."""
-    runs = workloads()
+def between_markers(runs: dict[str, Callable[[], object]]) -> None:
+    """Under callgrind: warm up every workload, then run each between two ``getppid``
+    markers (``--dump-before=getppid`` makes each run its own dump)."""
     for run in runs.values():
         run()
     gc.collect()
@@ -215,11 +215,15 @@ def _worker() -> None:
     os.getppid()
 
 
-def measure() -> dict[str, int]:
-    """Instructions of each workload, counted by callgrind in one fresh process."""
+def _worker() -> None:
+    between_markers(workloads())
+
+
+def callgrind_totals(script: str, worker_flag: str, workloads: int) -> list[int]:
+    """Instructions of each of ``workloads`` runs that ``script worker_flag`` makes between
+    markers (``between_markers``), counted by callgrind in one fresh process."""
     if shutil.which("valgrind") is None:
         raise RuntimeError("valgrind is not installed (scripts/test installs it: apt-get)")
-    names = list(WORK)
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
             [
@@ -228,8 +232,8 @@ def measure() -> dict[str, int]:
                 "--dump-before=getppid",
                 f"--callgrind-out-file={tmp}/cg.out",
                 sys.executable,
-                __file__,
-                "--worker",
+                script,
+                worker_flag,
             ],
             capture_output=True,
             text=True,
@@ -239,13 +243,19 @@ def measure() -> dict[str, int]:
             raise RuntimeError(f"callgrind failed: {out.stderr[-2000:]}")
         counts = []
         # Dump 1 is start-up and warm-up; dump k + 1 is workload k.
-        for number in range(2, len(names) + 2):
+        for number in range(2, workloads + 2):
             text = Path(tmp, f"cg.out.{number}").read_text()
             match = re.search(r"^totals: (\d+)", text, re.MULTILINE)
             if match is None:
                 raise RuntimeError(f"no totals in callgrind dump {number}")
             counts.append(int(match.group(1)))
-    return dict(zip(names, counts, strict=True))
+    return counts
+
+
+def measure() -> dict[str, int]:
+    """Instructions of each workload, counted by callgrind in one fresh process."""
+    names = list(WORK)
+    return dict(zip(names, callgrind_totals(__file__, "--worker", len(names)), strict=True))
 
 
 def environment() -> dict[str, str]:
