@@ -111,11 +111,14 @@ def _extras(installation_ok: bool) -> list[ExtraStatus]:
     return statuses
 
 
+def _compiled_files(directory: Path, stem: str) -> list[Path]:
+    """The compiled extension files of module ``stem`` in ``directory`` (``.so``, ``.pyd``)."""
+    return sorted(directory.glob(f"{stem}*.so")) + sorted(directory.glob(f"{stem}*.pyd"))
+
+
 def _accelerator(installation_ok: bool, package_dir: Path) -> tuple[str, str]:
     """(``built``/``not built``, detail) for ``ag_ui.proto._speedups``."""
-    built = sorted((package_dir / "proto").glob("_speedups*.so")) + sorted(
-        (package_dir / "proto").glob("_speedups*.pyd")
-    )
+    built = _compiled_files(package_dir / "proto", "_speedups")
     if not built:
         return "not built", "no compiled _speedups (installed without a C compiler); pure Python"
     if not installation_ok:
@@ -139,9 +142,7 @@ def _json_speedups(installation_ok: bool, package_dir: Path) -> tuple[str, str]:
     Loaded through ``ag_ui.core._json_plans``, as the encoder and ``parse_event`` load it, so
     that "loaded" means the compiled paths are the ones that run.
     """
-    built = sorted((package_dir / "core").glob("_json_speedups*.so")) + sorted(
-        (package_dir / "core").glob("_json_speedups*.pyd")
-    )
+    built = _compiled_files(package_dir / "core", "_json_speedups")
     if not built:
         return "not built", "no compiled _json_speedups (built without a C compiler); pydantic's"
     if not installation_ok:
