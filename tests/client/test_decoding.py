@@ -171,3 +171,19 @@ async def test_the_client_delivers_the_events_before_an_invalid_one() -> None:
     with pytest.raises(DecodeError, match="expected object, received array"):
         await consume()
     assert seen == ["RUN_STARTED"]
+
+
+def test_nan_in_a_streamed_event_stops_the_stream_as_json_parse_does() -> None:
+    # The TypeScript client's JSON.parse refuses NaN/Infinity; pydantic-core's parser would
+    # read them as floats, so the decoder refuses them itself, naming why.
+    decoder = SSEEventDecoder()
+    wire = (
+        b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n'
+        b'data: {"type":"STATE_SNAPSHOT","snapshot":{"temperature":NaN}}\n\n'
+    )
+    [started] = decoder.feed(wire)
+    assert started.type == "RUN_STARTED"
+    with pytest.raises(DecodeError) as caught:
+        decoder.close()
+    assert "event 1 is not JSON" in str(caught.value)
+    assert "NaN, Infinity and -Infinity are not JSON" in str(caught.value)

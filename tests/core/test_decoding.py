@@ -106,3 +106,75 @@ def test_legacy_thinking_events_decode_only_when_asked() -> None:
     )
     with pytest.raises(AGUIValidationError):
         parse_any_event({"type": "THINKING_TEXT_MESSAGE_CONTENT"})
+
+
+# -- NaN and Infinity: not JSON (RFC 8259), though pydantic-core's parser reads them ---------------
+
+NOT_JSON = ["NaN", "Infinity", "-Infinity"]
+# A flat event (the compiled reader's), one with free JSON (pydantic's path), a legacy one.
+CARRIERS = [
+    '{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","extraField":{c}}}',
+    '{{"type":"STATE_SNAPSHOT","snapshot":{{"a":[1,{c}]}}}}',
+    '{{"type":"CUSTOM","name":"n","value":{c}}}',
+    '{{"type":"THINKING_START","title":"t","x":{c}}}',
+]
+
+
+@pytest.mark.parametrize("carrier", CARRIERS, ids=["flat", "snapshot", "custom", "legacy"])
+@pytest.mark.parametrize("constant", NOT_JSON)
+@pytest.mark.parametrize("kind", [str, bytes, bytearray, memoryview])
+def test_nan_and_infinity_in_an_event_are_malformed_json(
+    carrier: str, constant: str, kind: type
+) -> None:
+    text = carrier.format(c=constant)
+    data = text if kind is str else kind(text.encode())
+    with pytest.raises(MalformedJSONError) as caught:
+        parse_any_event(data)
+    assert "NaN, Infinity and -Infinity are not JSON" in str(caught.value)
+
+
+def test_the_words_inside_strings_are_fine() -> None:
+    event = parse_event('{"type":"CUSTOM","name":"NaN","value":"-Infinity"}')
+    assert (event.name, event.value) == ("NaN", "-Infinity")  # type: ignore[union-attr]
+    snapshot = parse_event(b'{"type":"STATE_SNAPSHOT","snapshot":{"Infinity":1.5e308}}')
+    assert snapshot.snapshot == {"Infinity": 1.5e308}  # type: ignore[union-attr]
+
+
+def test_other_broken_json_near_the_words_keeps_its_own_error() -> None:
+    with pytest.raises(MalformedJSONError) as caught:
+        parse_event(b'{"type":"CUSTOM","name":"NaN","value":}')
+    assert "not JSON" not in str(caught.value)
+    assert "expected value" in str(caught.value)
+
+
+PURE_CHECK = """
+import json, sys
+from ag_ui.core import MalformedJSONError, _json_plans, parse_event
+assert _json_plans._speedups is None, "the compiled reader is loaded"
+for text in json.loads(sys.argv[1]):
+    try:
+        parse_event(text)
+    except MalformedJSONError as exc:
+        assert "are not JSON" in str(exc), exc
+    else:
+        raise SystemExit("accepted " + text)
+print("ok")
+"""
+
+
+def test_the_pure_python_paths_refuse_them_too() -> None:
+    import os
+    import subprocess
+    import sys
+
+    texts = json.dumps([c.format(c=k) for c in CARRIERS[:3] for k in NOT_JSON])
+    env = {**os.environ, "AG_UI_PURE_PYTHON": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", PURE_CHECK, texts],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

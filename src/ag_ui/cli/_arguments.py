@@ -12,6 +12,8 @@ import math
 import os
 from typing import Any, NoReturn
 
+from ag_ui.core._surrogates import refuse_constant
+
 __all__ = [
     "EXIT_USAGE",
     "CommandParser",
@@ -127,14 +129,10 @@ def json_value(text: str) -> Any:
         except UnicodeDecodeError:
             raise argparse.ArgumentTypeError(f"{path} is not UTF-8 text") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=refuse_constant)
     except ValueError as exc:
         hint = "" if source else "; give JSON text or @FILE"
         raise argparse.ArgumentTypeError(f"{source}not valid JSON ({exc}){hint}") from None
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def add_header_option(parser: argparse.ArgumentParser) -> None:

@@ -110,14 +110,19 @@ def parse_event(data: JSONInput) -> Event:
     """
     try:
         if type(data) is bytes or type(data) is str:  # the decoder's hot path
-            event = _read(data)
+            event = _read(data)  # never reads NaN/Infinity: it leaves them to the path below
             if event is not None:
                 return event
+            refuse_non_json_constants(data, "event")
             try:
                 return cast(Event, _validate_event_json(data))
             except ValidationError as exc:
                 if not is_json_invalid(exc):
                     raise
+        if isinstance(data, memoryview):
+            data = bytes(data)
+        if not isinstance(data, Mapping):
+            refuse_non_json_constants(data, "event")
         return _validate(EVENT_ADAPTER, data)
     except ValidationError as exc:
         if is_json_invalid(exc):
@@ -142,9 +147,12 @@ def parse_any_event(data: JSONInput) -> AnyEvent:
 _RUN_INPUT_ADAPTER: TypeAdapter[RunAgentInput] = TypeAdapter(RunAgentInput)
 
 
-def refuse_non_json_constants(text: Union[str, bytes, bytearray]) -> None:
-    """Raise ``MalformedJSONError`` if ``text`` uses ``NaN``, ``Infinity`` or ``-Infinity`` as a
-    value, which pydantic-core's parser accepts and JSON does not.
+def refuse_non_json_constants(
+    text: Union[str, bytes, bytearray], what: str = "RunAgentInput"
+) -> None:
+    """Raise ``MalformedJSONError`` (about ``what``) if ``text`` uses ``NaN``, ``Infinity`` or
+    ``-Infinity`` as a value, which pydantic-core's parser accepts and JSON does not (the
+    TypeScript client's ``JSON.parse`` refuses them too).
 
     Only text that contains those words at all (in a string, say) is parsed a second time, by
     the strict parser; the search itself costs about a millisecond for 10 MiB.
@@ -158,7 +166,11 @@ def refuse_non_json_constants(text: Union[str, bytes, bytearray]) -> None:
     try:
         from_json(text, allow_inf_nan=False)
     except ValueError as exc:
-        raise MalformedJSONError("RunAgentInput", f"{exc} ({NOT_JSON_CONSTANTS})") from None
+        try:
+            from_json(text)  # pydantic-core's default: the constants allowed
+        except ValueError:
+            return  # not JSON for another reason as well: the caller's own parse names it
+        raise MalformedJSONError(what, f"{exc} ({NOT_JSON_CONSTANTS})") from None
 
 
 def parse_run_agent_input(body: JSONInput) -> RunAgentInput:
