@@ -149,6 +149,12 @@ def test_the_core_works_without_extras(bare_python: Path, tmp_path: Path) -> Non
         (["demo"], "server"),
         (["convert", "{recording}", "--to", "proto", "-o", "{out}"], "proto"),
         (["verify", "{proto_recording}"], "proto"),
+        (["serve", "--model", "openai:gpt-4o-mini"], "openai"),
+        (["serve", "--model", "anthropic:claude-sonnet-4-5"], "anthropic"),
+        (["validate", "http://127.0.0.1:9/agent"], "testing"),
+        (["record", "http://127.0.0.1:9/agent", "-m", "hi", "-o", "{out}"], "testing"),
+        (["replay", "{recording}", "--port", "0"], "testing"),
+        (["inspect", "{recording}"], "client,server"),
     ],
 )
 def test_commands_name_the_extra_they_need(
@@ -185,6 +191,8 @@ def test_commands_name_the_extra_they_need(
         ("ag_ui.proto", "proto"),
         ("ag_ui.store", "server"),
         ("ag_ui.demo", "server"),
+        ("ag_ui.providers", "openai"),
+        ("ag_ui.inspect", "client,server"),
     ],
 )
 def test_imports_name_the_extra_they_need(bare_python: Path, module: str, extra: str) -> None:

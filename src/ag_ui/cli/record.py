@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_header_option(parser)
     parser.add_argument("--thread-id", default=None, help="thread id (default: a new one)")
     add_idle_timeout_option(parser)
-    parser.set_defaults(func=run, parser=parser)
+    parser.set_defaults(func=run, parser=parser, extra="testing")
 
 
 def _json_option(parser: argparse.ArgumentParser, option: str, text: Optional[str]) -> Any:

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         from ag_ui.testing import ScriptedAgent
     except ImportError as exc:
         raise SystemExit(
-            f"agui replay needs the server extra: pip install 'ag-ui-sdk[testing]' ({exc})"
+            f"agui replay needs the testing extra: pip install 'ag-ui-sdk[testing]' ({exc})"
         ) from None
     from ag_ui.recording import read_recording
 

@@ -195,8 +195,17 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from ag_ui.providers import ModelAgent, ProviderConfigError, provider_from_spec
-    except ImportError as exc:
-        return _fail(f"{exc} (agui serve needs the server extra and a provider extra)")
+    except ImportError as exc:  # a missing extra: a failure (exit 1), as for the other commands
+        extra = "anthropic" if args.model.startswith("anthropic") else "openai"
+        hint = (
+            str(exc)
+            if "pip install" in str(exc)
+            else (
+                f"this command needs its provider's extra: pip install 'ag-ui-sdk[{extra}]' ({exc})"
+            )
+        )
+        print(f"agui serve: {hint}", file=sys.stderr)
+        return 1
     try:
         system = _system_prompt(args.system)
         options: dict[str, Any] = {}

@@ -62,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="grade the draft specification's rules as failures (RUN_FINISHED naming another "
         "run or thread, a second run on another thread, duplicate interrupt ids)",
     )
-    parser.set_defaults(func=run, parser=parser)
+    parser.set_defaults(func=run, parser=parser, extra="testing")
 
 
 def run(args: argparse.Namespace) -> int:

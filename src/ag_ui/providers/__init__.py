@@ -22,6 +22,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+try:
+    import anyio  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "ag_ui.providers needs the server extra, which a provider's extra includes: "
+        "pip install 'ag-ui-sdk[openai]' (or 'ag-ui-sdk[anthropic]')"
+    ) from exc
+
 import ag_ui._require_sdk  # noqa: F401  (first: are the files shared with ag-ui-protocol ours?)
 from ag_ui.core.errors import ProviderConfigError, ProviderError
 from ag_ui.providers._agent import (
