@@ -3,9 +3,12 @@ conflicts, the shared-state policy, sync tools off the event loop, and its set-u
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
+import anyio
+import httpx
 import pytest
 
 from ag_ui.core.errors import ProviderConfigError, ToolDefinitionError, ToolError
@@ -13,7 +16,7 @@ from ag_ui.providers import ModelAgent, OpenAIChat
 from ag_ui.server import RunContext
 from tests.providers.agui_server import AgentServer
 from tests.providers.fake_provider import CHAT, FakeProvider, Reply
-from tests.providers.runs import client, run_once
+from tests.providers.runs import USER, client, run_once
 
 pytestmark = pytest.mark.anyio
 
@@ -190,3 +193,30 @@ def test_missing_api_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> 
         ModelAgent("anthropic:claude-sonnet-4-5")
     # A local server needs no key.
     ModelAgent("openai:llama3.2", base_url="http://127.0.0.1:11434/v1")
+
+
+async def test_run_started_is_sent_before_the_model_answers(fake: FakeProvider) -> None:
+    # The model takes its request and then sends nothing (a slow first token, here forever):
+    # the client has RUN_STARTED already, then leaves, and the model's request is cancelled.
+    fake.queue(CHAT, Reply.sse("openai_chat_text.sse", stall_after=0))
+    body = {"threadId": "t", "runId": "r", "messages": [USER], "protocolVersion": "1.1"}
+    with AgentServer(ModelAgent(chat(fake))) as server:
+        async with (
+            httpx.AsyncClient(timeout=httpx.Timeout(10.0)) as http,
+            http.stream("POST", server.url, json=body) as response,
+        ):
+            # One iterator, kept: a dropped one is closed by its finalizer, and so the stream.
+            chunks = response.aiter_bytes()
+            first = b""
+            async for chunk in chunks:
+                first += chunk
+                if b"\n\n" in first:
+                    break
+            with anyio.fail_after(10):  # the model has the request, and has not answered
+                while not fake.bodies(CHAT):
+                    await anyio.sleep(0.01)
+        assert fake.client_left.wait(timeout=10)  # the model's request ended with the client
+    frame = json.loads(first.split(b"\n\n")[0].removeprefix(b"data: "))
+    assert frame["type"] == "RUN_STARTED"
+    assert (frame["threadId"], frame["runId"], frame["protocolVersion"]) == ("t", "r", "1.1")
+    assert fake.frames_sent == [0]  # the model had sent nothing when RUN_STARTED arrived

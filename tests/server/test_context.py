@@ -12,6 +12,7 @@ from ag_ui.core import (
     Interrupt,
     RunAgentInput,
     RunFinishedCancelledOutcome,
+    RunStartedEvent,
     SubagentFinishedSuspendedOutcome,
     TextPart,
     TokenUsage,
@@ -429,3 +430,45 @@ async def test_input_accessors() -> None:
         resume=[{"interruptId": "i1", "status": "cancelled"}],
     )
     assert seen == {"thread": "t1", "run": "r1", "text": "second", "messages": 3, "resume": ["i1"]}
+
+
+async def test_start_sends_run_started_before_the_first_event_and_only_once() -> None:
+    sent: list[BaseEvent] = []
+    seen_at_start: list[int] = []
+
+    async def sink(events: list[BaseEvent]) -> None:
+        sent.extend(events)
+
+    async def agent(run_input: Any, ctx: RunContext) -> None:
+        await ctx.start()
+        seen_at_start.append(len(sent))  # RUN_STARTED is out before anything else happens
+        await ctx.start()  # once the run started: nothing
+        async with ctx.subagent("helper", subagent_run_id="h1") as sub:
+            await sub.start()  # a subagent's context: nothing (its parent's run started)
+        await ctx.say("hi")
+        await ctx.start()
+
+    await run_agent(agent, RunAgentInput.model_validate(run_body()), sink)
+    types = [event.type.value for event in sent]
+    assert seen_at_start == [1]
+    assert types.count("RUN_STARTED") == 1
+    assert types[0] == "RUN_STARTED"
+    assert types[-1] == "RUN_FINISHED"
+    assert sent[0].model_dump(by_alias=True, mode="json") == STARTED
+
+
+async def test_start_after_the_agents_own_run_started_does_nothing() -> None:
+    async def agent(run_input: Any, ctx: RunContext) -> None:
+        await ctx.emit(RunStartedEvent(thread_id="t1", run_id="r1", parent_run_id="p0"))
+        await ctx.start()
+        await ctx.say("hi")
+
+    sent: list[BaseEvent] = []
+
+    async def sink(events: list[BaseEvent]) -> None:
+        sent.extend(events)
+
+    await run_agent(agent, RunAgentInput.model_validate(run_body()), sink)
+    started = [e for e in sent if e.type.value == "RUN_STARTED"]
+    assert len(started) == 1
+    assert started[0].parent_run_id == "p0"  # the agent's own, kept

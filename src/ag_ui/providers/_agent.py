@@ -182,6 +182,9 @@ class ModelAgent:
     # -- one run ----------------------------------------------------------------------------
 
     async def __call__(self, run_input: RunAgentInput, ctx: RunContext) -> None:
+        # RUN_STARTED before the model is asked: its first token can take seconds, and the
+        # client should see the run begin now.
+        await ctx.start()
         backend = dict(self.tools)
         sharing = self._shares_state(run_input)
         if sharing:

@@ -180,6 +180,16 @@ class RunGuard:
             return out + self._violation_error()
         return out
 
+    def start(self) -> list[BaseEvent]:
+        """``RUN_STARTED`` now (``[]`` once the run started or ended): for an agent that asks
+        for it before its first event (``RunContext.start``)."""
+        if self.started or self.ended:
+            return []
+        out: list[BaseEvent] = []
+        if not self._checked(self._run_started(), out):
+            return out + self._violation_error()
+        return out
+
     def finish(self, result: Any = None) -> list[BaseEvent]:
         """The events to write when the agent returned: ``RUN_FINISHED`` unless already ended."""
         if self.ended:

@@ -106,7 +106,10 @@ async def run_agent(
         if guard.violation is not None:
             raise SequenceViolationError(guard.violation)
 
-    ctx = RunContext(run_input, emit, auth=auth, request=request, debug=debug)
+    async def start() -> None:
+        await sink(guard.start())
+
+    ctx = RunContext(run_input, emit, auth=auth, request=request, debug=debug, _start=start)
     try:
         result = await _drive(agent(run_input, ctx), emit)
     except (SequenceViolationError, RunEndedError) as exc:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Optional, Union
 
@@ -89,6 +89,7 @@ class RunContext:
         subagent_run_id: Optional[str] = None,
         _state_box: Optional[StateBox] = None,
         _counter: Optional[Iterable[int]] = None,
+        _start: Optional[Callable[[], Awaitable[None]]] = None,
     ) -> None:
         self.input = run_input
         self.auth = auth
@@ -99,6 +100,7 @@ class RunContext:
         self.subagent_run_id = subagent_run_id
         """The subagent invocation this context speaks for (``None``: the agent itself)."""
         self._emit_event = emit
+        self._start = _start
         self._box = _state_box or StateBox(run_input.state if run_input.state is not None else {})
         self._counter = iter(_counter) if _counter is not None else itertools.count(1)
         self.state = SharedState(self._box, emit, subagent_run_id=subagent_run_id)
@@ -144,6 +146,17 @@ class RunContext:
     async def emit(self, event: BaseEvent) -> None:
         """Send one event as is (it still passes the run guard)."""
         await self._emit_event(event)
+
+    async def start(self) -> None:
+        """Send ``RUN_STARTED`` now rather than with the agent's first event.
+
+        For an agent whose first event waits on something slow (a model's first token): the
+        client sees the run begin at once. Does nothing once the run started, and in a
+        subagent's context (its parent's run started already). An agent that sends its own
+        ``RUN_STARTED`` does not call this.
+        """
+        if self._start is not None:
+            await self._start()
 
     # -- text ------------------------------------------------------------------------------------
 
