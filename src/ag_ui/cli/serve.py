@@ -196,14 +196,12 @@ def run(args: argparse.Namespace) -> int:
 
         from ag_ui.providers import ModelAgent, ProviderConfigError, provider_from_spec
     except ImportError as exc:  # a missing extra: a failure (exit 1), as for the other commands
-        extra = "anthropic" if args.model.startswith("anthropic") else "openai"
-        hint = (
-            str(exc)
-            if "pip install" in str(exc)
-            else (
+        hint = str(exc)
+        if "pip install" not in hint:  # our own modules name their extra; a bare import does not
+            extra = "anthropic" if args.model.startswith("anthropic") else "openai"
+            hint = (
                 f"this command needs its provider's extra: pip install 'ag-ui-sdk[{extra}]' ({exc})"
             )
-        )
         print(f"agui serve: {hint}", file=sys.stderr)
         return 1
     try:

@@ -108,6 +108,8 @@ async def run_agent(
 
     async def start() -> None:
         await sink(guard.start())
+        if guard.violation is not None:
+            raise SequenceViolationError(guard.violation)
 
     ctx = RunContext(run_input, emit, auth=auth, request=request, debug=debug, _start=start)
     try:
