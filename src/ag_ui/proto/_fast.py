@@ -293,9 +293,9 @@ def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes
     plan = _PLANS.get(event_type.value if isinstance(event_type, EventType) else event_type)
     if plan is None or not plan.python:
         return None
-    if event.raw_event is not None or event.metadata is not None:
-        return None
     try:
+        if event.raw_event is not None or event.metadata is not None:
+            return None  # (inside the try: any object may be passed, see encode_flat_frame)
         timestamp = event.timestamp
         base = plan.base_type
         if timestamp is not None:
