@@ -20,6 +20,7 @@ from ag_ui.core.errors import (
 from ag_ui.core.events import BaseEvent, Event
 from ag_ui.proto import _fast
 from ag_ui.proto._codec import decode_general, encode_general
+from ag_ui.proto._snapshot import encode_messages_snapshot
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "FrameDecoder", "encode_frame"]
 
@@ -45,6 +46,8 @@ def encode_frame(event: BaseEvent) -> bytes:
     '0000000d120b0a02080112016d1a026869'
     """
     frame = _fast.encode_flat(event, True)
+    if frame is None:
+        frame = encode_messages_snapshot(event, True)
     if frame is not None:
         return frame
     message = encode_general(event)
