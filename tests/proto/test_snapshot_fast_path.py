@@ -195,3 +195,10 @@ def test_encode_binary_gives_encode_frames_bytes_for_any_input(event: Any) -> No
 def test_encode_binary_still_answers_sse_when_sse_was_negotiated() -> None:
     event = TextMessageContentEvent(message_id="m", delta="hi")
     assert EventEncoder().encode_binary(event) == EventEncoder().encode_sse(event)
+
+
+def test_a_message_built_without_pydantic_is_left_to_the_general_path() -> None:
+    message = object.__new__(UserMessage)  # no __pydantic_extra__ slot set
+    object.__setattr__(message, "__dict__", {"id": "u", "role": "user", "content": "x"})
+    event = MessagesSnapshotEvent.model_construct(messages=[message])
+    assert encode_messages_snapshot(event) is None

@@ -67,8 +67,10 @@ static int put_model(Buf *buf, uint8_t tag, PyObject *model, MessageField *field
 /* The __dict__ of a model with no extras, or NULL: status 1 (not handled) or -1 (error). */
 static PyObject *plain_dict(PyObject *model, int *status) {
     PyObject *extra = Py_TYPE(slot_extra)->tp_descr_get(slot_extra, model, NULL);
-    if (extra == NULL) {
-        *status = -1;
+    if (extra == NULL) { /* the slot never set (a model built by hand): the general path */
+        *status = PyErr_ExceptionMatches(PyExc_AttributeError) ? 1 : -1;
+        if (*status == 1)
+            PyErr_Clear();
         return NULL;
     }
     int has_extra = extra != Py_None && (!PyDict_Check(extra) || PyDict_GET_SIZE(extra) > 0);
@@ -166,7 +168,8 @@ PyObject *encode_messages(PyObject *module, PyObject *messages) {
 
 static int intern_keys(MessageField *fields, int nfields) {
     for (int i = 0; i < nfields; i++) {
-        if (fields[i].key == NULL && (fields[i].key = PyUnicode_InternFromString(fields[i].name)) == NULL)
+        if (fields[i].key == NULL &&
+            (fields[i].key = PyUnicode_InternFromString(fields[i].name)) == NULL)
             return -1;
     }
     return 0;
