@@ -3,7 +3,7 @@ open JSON (``google.protobuf.Value`` / ``Struct``) and JSON Patch operations: th
 tool-call, step and reasoning streaming events, which make up almost every frame of a run, the
 state, activity, custom and raw events; and, while their nested messages are absent
 (``_ABSENT`` fields), the run-level events and TOOL_CALL_RESULT with string content. 30 of the
-31 arms; MESSAGES_SNAPSHOT always takes the general path.
+31 arms; MESSAGES_SNAPSHOT is no flat event (``_snapshot`` encodes its plain shape).
 
 Going through the generated classes costs a Python->C crossing per field (per JSON node for open
 JSON). The fast paths handle only the plain shape (known fields, each message field once, valid
