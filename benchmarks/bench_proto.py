@@ -106,9 +106,9 @@ def history(turns: int) -> list[dict[str, Any]]:
 
 
 def beyond_streaming_report() -> None:
-    """Per event, the events other than the streaming ones. All but the last two take the
-    compiled paths; TOOL_CALL_RESULT and MESSAGES_SNAPSHOT (nested messages) the general path
-    through the generated classes, with the compiled codec for their open JSON."""
+    """Per event, the events other than the streaming ones, each on the compiled paths, except
+    MESSAGES_SNAPSHOT's decode (nested messages): the general path through the generated
+    classes, with the compiled codec for its open JSON."""
     delta = [
         {"op": "replace", "path": "/items/0/done", "value": True},
         {"op": "add", "path": "/cursor", "value": "c-2"},

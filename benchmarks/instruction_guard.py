@@ -35,6 +35,8 @@ TOLERANCE = 0.10
 HISTORY = 10_000
 DELTAS = 200
 SERVER_DELTAS = 1_000
+SNAPSHOT_TURNS = 10  # 30 messages
+SNAPSHOTS = 10
 
 
 def workloads() -> dict[str, Callable[[], None]]:
@@ -65,6 +67,18 @@ def workloads() -> dict[str, Callable[[], None]]:
         for event in events:
             encoder.encode(event)
 
+    # The server's protobuf sink is encode_binary with protobuf negotiated (endpoint._bound_run).
+    proto_encoder = EventEncoder(accept="application/vnd.ag-ui.event+proto")
+    snapshot = parse_event({"type": "MESSAGES_SNAPSHOT", "messages": _history(SNAPSHOT_TURNS)})
+
+    def proto_encode() -> None:
+        for event in events:
+            proto_encoder.encode_binary(event)
+
+    def proto_snapshot() -> None:
+        for _ in range(SNAPSHOTS):
+            proto_encoder.encode_binary(snapshot)
+
     def construct_encode() -> None:
         for cls, kw in zip(classes, kwargs, strict=True):
             encoder.encode(cls(**kw))
@@ -88,6 +102,8 @@ def workloads() -> dict[str, Callable[[], None]]:
 
     return {
         "sse_encode": sse_encode,
+        "proto_encode": proto_encode,
+        "proto_snapshot": proto_snapshot,
         "construct_encode": construct_encode,
         "decode": decode,
         "reducer_delta": reducer_delta,
@@ -95,6 +111,19 @@ def workloads() -> dict[str, Callable[[], None]]:
         "server_run": _server_run(),
         "client_run": _client_run(encoder, events),
     }
+
+
+def _history(turns: int) -> list[dict[str, Any]]:
+    """``turns`` user / assistant-with-a-tool-call / tool message triples (bench_proto's)."""
+    call = {"id": "c", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
+    messages: list[dict[str, Any]] = []
+    for i in range(turns):
+        messages += [
+            {"id": f"u{i}", "role": "user", "content": "What is the weather in Paris today?"},
+            {"id": f"a{i}", "role": "assistant", "content": "Let me look.", "toolCalls": [call]},
+            {"id": f"t{i}", "role": "tool", "toolCallId": "c", "content": "sunny, 21 °C"},
+        ]
+    return messages
 
 
 def _client_run(encoder: Any, events: list[Any]) -> Callable[[], None]:
@@ -193,6 +222,9 @@ def _server_run(
 
 WORK = {
     "sse_encode": "one pass over the 558-event stream mix",
+    "proto_encode": "EventEncoder.encode_binary (protobuf) over the stream mix",
+    "proto_snapshot": f"encode_binary (protobuf) of a {SNAPSHOT_TURNS * 3}-message "
+    f"MESSAGES_SNAPSHOT, {SNAPSHOTS} times",
     "construct_encode": "one pass over the stream mix, each event built from keyword arguments",
     "decode": "parse_event on the stream mix's 558 JSON payloads",
     "reducer_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through apply_event, {HISTORY:,} messages",

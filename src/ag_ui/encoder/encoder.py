@@ -76,6 +76,13 @@ def event_to_json(event: EventLike) -> bytes:
 
 
 @functools.cache
+def _flat_frame_writer() -> Any:
+    """``ag_ui.proto``'s writer of the flat events' frames alone (``encode_flat``:
+    ``(event, True) -> bytes | None``), for ``encode_binary``, which runs per event."""
+    return importlib.import_module("ag_ui.proto._framing").encode_flat_frame
+
+
+@functools.cache
 def _protobuf_codec() -> Any:
     """The protobuf codec module, or None when ``ag_ui.proto`` or protobuf is not installed."""
     try:
@@ -102,7 +109,8 @@ class EventEncoder:
         codec = _protobuf_codec()
         self.media_type = negotiate_media_type(accept, protobuf_available=codec is not None)
         # Looked up once: encode_binary runs per event.
-        self._encode_frame = codec.encode_frame if self.media_type == AGUI_MEDIA_TYPE else None
+        self._encode_frame: Any = codec.encode_frame if self.media_type == AGUI_MEDIA_TYPE else None
+        self._flat_frame = _flat_frame_writer() if self._encode_frame is not None else None
 
     def get_content_type(self) -> str:
         """The ``Content-Type`` of what ``encode()`` returns: always ``text/event-stream``.
@@ -168,9 +176,16 @@ class EventEncoder:
 
         Protobuf frames carry no id; resumable streams pass the position out of band.
         """
-        if self._encode_frame is not None:
-            frame: bytes = self._encode_frame(_as_event(event))
-            return frame
+        flat_frame = self._flat_frame
+        if flat_frame is not None:
+            # The flat events' writer called here directly: through encode_frame and _as_event,
+            # two more Python calls cost ~2,000 instructions per event, more than the compiled
+            # write itself (benchmarks/README.md, Protobuf). None: not a flat event (or a dict).
+            frame: Optional[bytes] = flat_frame(event, True)
+            if frame is not None:
+                return frame
+            encoded: bytes = self._encode_frame(_as_event(event))
+            return encoded
         return self.encode_sse(event, event_id=event_id)
 
     def encode_keepalive(self, comment: str = "keepalive") -> bytes:

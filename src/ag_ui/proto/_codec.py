@@ -31,6 +31,7 @@ from ag_ui.core.events import BaseEvent, Event, EventType
 from ag_ui.proto import _fast
 from ag_ui.proto._generated import events_pb2
 from ag_ui.proto._nested import SPECIAL_FIELDS, decode_nested, encode_nested
+from ag_ui.proto._snapshot import encode_messages_snapshot
 from ag_ui.proto._values import (
     WireProblem,
     encoding_error,
@@ -217,6 +218,8 @@ def encode_event(event: BaseEvent) -> bytes:
     '120b0a02080112016d1a026869'
     """
     fast = _fast.encode_flat(event)
+    if fast is None:
+        fast = encode_messages_snapshot(event)
     return fast if fast is not None else encode_general(event)
 
 

@@ -3,7 +3,7 @@ open JSON (``google.protobuf.Value`` / ``Struct``) and JSON Patch operations: th
 tool-call, step and reasoning streaming events, which make up almost every frame of a run, the
 state, activity, custom and raw events; and, while their nested messages are absent
 (``_ABSENT`` fields), the run-level events and TOOL_CALL_RESULT with string content. 30 of the
-31 arms; MESSAGES_SNAPSHOT always takes the general path.
+31 arms; MESSAGES_SNAPSHOT is no flat event (``_snapshot`` encodes its plain shape).
 
 Going through the generated classes costs a Python->C crossing per field (per JSON node for open
 JSON). The fast paths handle only the plain shape (known fields, each message field once, valid
@@ -293,9 +293,9 @@ def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes
     plan = _PLANS.get(event_type.value if isinstance(event_type, EventType) else event_type)
     if plan is None or not plan.python:
         return None
-    if event.raw_event is not None or event.metadata is not None:
-        return None
     try:
+        if event.raw_event is not None or event.metadata is not None:
+            return None  # (inside the try: any object may be passed, see encode_flat_frame)
         timestamp = event.timestamp
         base = plan.base_type
         if timestamp is not None:

@@ -20,6 +20,7 @@ from ag_ui.core.errors import (
 from ag_ui.core.events import BaseEvent, Event
 from ag_ui.proto import _fast
 from ag_ui.proto._codec import decode_general, encode_general
+from ag_ui.proto._snapshot import encode_messages_snapshot
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "FrameDecoder", "encode_frame"]
 
@@ -31,6 +32,12 @@ _MAX_LENGTH = 2**32 - 1
 Bytes = Union[bytes, bytearray, memoryview]
 
 
+encode_flat_frame = _fast.encode_flat
+"""``encode_flat_frame(event, True)``: the frame of a flat event, None for anything else (a
+dict, an event of another shape); what ``encode_frame`` tries first.
+``EventEncoder.encode_binary`` calls it directly, one Python call less per event."""
+
+
 def encode_frame(event: BaseEvent) -> bytes:
     """One frame: the 4-byte big-endian length of the message, then the message.
 
@@ -39,6 +46,8 @@ def encode_frame(event: BaseEvent) -> bytes:
     '0000000d120b0a02080112016d1a026869'
     """
     frame = _fast.encode_flat(event, True)
+    if frame is None:
+        frame = encode_messages_snapshot(event, True)
     if frame is not None:
         return frame
     message = encode_general(event)

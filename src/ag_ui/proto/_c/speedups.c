@@ -4,6 +4,7 @@
  *                       google.protobuf.Value / Struct, JSON Patch operations, fields that must
  *                       be absent; plan.h), from a model's __dict__ / into a model's slots
  *   values.c            the Value / Struct codec, also exposed on its own (below)
+ *   messages.c          MESSAGES_SNAPSHOT's messages of the plain shape, from their models
  *   patch.c, fields.c   JSON Patch operations; field writers and readers they share
  *   this file           the shared state, plan registration and the module
  *
@@ -17,6 +18,7 @@
  * wire bytes costs 1.5-1.8 us per event against SSE's 1.1-1.3 us, and a 2 KB state snapshot
  * 150 us against 11-20 us (benchmarks/bench_proto.py).
  */
+#include "messages.h"
 #include "patch.h"
 #include "plan.h"
 #include "values.h"
@@ -214,6 +216,9 @@ static PyMethodDef methods[] = {
      "decode_value(data, unreadable) -> object"},
     {"decode_struct", (PyCFunction)(void (*)(void))decode_struct, METH_FASTCALL,
      "decode_struct(data, unreadable) -> dict | unreadable"},
+    {"encode_messages", encode_messages, METH_O, "encode_messages(messages) -> bytes | None"},
+    {"register_messages", (PyCFunction)(void (*)(void))register_messages, METH_FASTCALL,
+     "register_messages(message_classes, tool_call_cls, function_cls)"},
     {"register", register_plan, METH_VARARGS,
      "register(cls, type_member, arm_tag, number, fields, defaults, always_set, complete)"},
     {NULL, NULL, 0, NULL},
