@@ -9,9 +9,12 @@ one run) as SSE bytes, the same bytes for both clients.
    - ours, full ``HttpAgent.run_agent`` over an in-memory httpx transport (with an ``on_event``
      subscriber, as the TypeScript side has one to count events);
    - TypeScript ``HttpAgent.runAgent`` with a ``fetch`` that returns the bytes from memory.
-2. End to end over loopback: both clients against the same uvicorn server streaming the mix
-   (one chunk per event, a bare ASGI app) on 127.0.0.1, and the floor under both: the same
-   server read by a blocking socket that does nothing with the bytes. Ours twice: with the
+2. End to end over loopback: both clients against the same server streaming the mix (one
+   chunk per event) on 127.0.0.1, and the floor under both: the same server read by a
+   blocking socket that does nothing with the bytes. Two servers, side by side: uvicorn (a
+   bare ASGI app), and a raw asyncio ``Protocol`` writing the pre-encoded response (one
+   ``transport.write`` per event), whose own cost is small enough that its rows measure the
+   clients. Ours twice: with the
    client ``HttpAgent`` opens for itself (``ag_ui.client.new_http_client()``, shared across
    rounds so connections are kept, as Node's fetch keeps them), and with a caller's plain
    ``httpx.AsyncClient``.
@@ -157,8 +160,13 @@ def node(*arguments: str) -> dict[str, Any]:
     return dict(json.loads(completed.stdout))
 
 
+def _frames() -> list[bytes]:
+    data, _ = mix_bytes()
+    return [frame + b"\n\n" for frame in data.split(b"\n\n") if frame]
+
+
 def serve(port: int) -> None:
-    """The loopback server: streams the mix, one chunk per event (``--serve PORT``).
+    """The uvicorn server: streams the mix, one chunk per event (``--serve PORT``).
 
     A bare ASGI app rather than a Starlette ``StreamingResponse``: the server is the floor
     under both clients (it runs on the other CPU, and a client cannot finish before the last
@@ -168,8 +176,7 @@ def serve(port: int) -> None:
     """
     import uvicorn
 
-    data, _ = mix_bytes()
-    frames = [frame + b"\n\n" for frame in data.split(b"\n\n") if frame]
+    frames = _frames()
     start = {
         "type": "http.response.start",
         "status": 200,
@@ -187,6 +194,65 @@ def serve(port: int) -> None:
         await send({"type": "http.response.body", "body": b""})
 
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+RAW_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+)
+
+
+def serve_raw(port: int) -> None:
+    """The raw server: the same response, pre-encoded, from an asyncio ``Protocol``
+    (``--serve-raw PORT``).
+
+    Still one HTTP chunk per event, each its own ``transport.write`` (a ``send`` on the
+    socket while nothing is queued), so a client reads the stream as it reads an SSE server's;
+    but the server's own cost per event is one write, not uvicorn's and h11's per-event
+    work, so the loopback rows measure the clients. Requests on a kept-alive connection are
+    answered in order; a request's body is read by its ``content-length``.
+    """
+    import asyncio
+
+    chunks = [b"%x\r\n%b\r\n" % (len(frame), frame) for frame in _frames()]
+    end = b"0\r\n\r\n"
+
+    class Stream(asyncio.Protocol):
+        def __init__(self) -> None:
+            self.buffer = b""
+            self.transport: Any = None
+
+        def connection_made(self, transport: Any) -> None:
+            self.transport = transport
+
+        def data_received(self, data: bytes) -> None:
+            self.buffer += data
+            while True:
+                head_end = self.buffer.find(b"\r\n\r\n")
+                if head_end < 0:
+                    return
+                length = 0
+                for line in self.buffer[:head_end].split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                    elif name.strip().lower() == b"transfer-encoding":
+                        raise ValueError("the raw benchmark server reads content-length bodies")
+                request_end = head_end + 4 + length
+                if len(self.buffer) < request_end:
+                    return
+                self.buffer = self.buffer[request_end:]
+                write = self.transport.write
+                write(RAW_HEAD)
+                for chunk in chunks:
+                    write(chunk)
+                write(end)
+
+    async def main() -> None:
+        server = await asyncio.get_running_loop().create_server(Stream, "127.0.0.1", port)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
 
 
 def floor_seconds(port: int, rounds: int) -> float:
@@ -256,8 +322,20 @@ def main() -> None:
     row("ours, sans-IO decoder + pipeline + reducer", sans_io, ts_seconds)
     row("ours, HttpAgent.run_agent (in-memory transport)", agent_memory, ts_seconds)
 
+    for number, (flag, name) in enumerate(SERVERS, start=2):
+        print(f"\n{number}. end to end over loopback ({name}, one chunk per event)")
+        loopback(flag, events, row)
+
+
+SERVERS = [
+    ("--serve", "uvicorn"),
+    ("--serve-raw", "a raw asyncio Protocol writing the pre-encoded response"),
+]
+
+
+def loopback(flag: str, events: int, row: Any) -> None:
     port = _free_port()
-    server = subprocess.Popen([sys.executable, __file__, "--serve", str(port)])
+    server = subprocess.Popen([sys.executable, __file__, flag, str(port)])
     try:
         _wait_for(port, server)
         url = f"http://127.0.0.1:{port}/agent"
@@ -273,7 +351,6 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
-    print("\n2. end to end over loopback (uvicorn, one chunk per event)")
     row("TypeScript HttpAgent.runAgent", ts_loop_seconds, ts_loop_seconds)
     row("floor: the server read by a blocking socket", floor, ts_loop_seconds)
     row("ours, HttpAgent.run_agent (its own client)", ours_loopback, ts_loop_seconds)
@@ -283,5 +360,7 @@ def main() -> None:
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--serve":
         serve(int(sys.argv[2]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "--serve-raw":
+        serve_raw(int(sys.argv[2]))
     else:
         main()

@@ -8,6 +8,7 @@ the ``RunAgentResult`` it is given; it never touches the agent.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -22,6 +23,7 @@ from ag_ui.client._subscribers import (
     NOTHING_CHANGED,
     AgentView,
     MutationOutcome,
+    Returned,
     SubscriberParams,
     call_until_returned,
     callback_name_for,
@@ -208,54 +210,101 @@ class EventProcessor:
             errors=self.result.subscriber_errors,
         )
 
-    async def process(self, event: Event) -> None:
-        """Handle one verified event: subscribers, then (unless stopped) the reducer."""
+    def process(self, event: Event) -> Optional[Awaitable[None]]:
+        """Handle one verified event: subscribers, then (unless stopped) the reducer.
+
+        Returns ``None`` when the event was handled outright, or an awaitable that finishes
+        handling it: a coroutine per event is most of the cost of a run whose subscribers
+        return nothing, so one is made only once a subscriber returned something (a mutation,
+        an awaitable) or a change notification has to be sent.
+        """
         # The hot path of a run: one table lookup tells what this class of event needs.
         kind = _KINDS.get(event.__class__) or _kind_of(event)
         self.count += 1
         self.last_type = kind.name
         params = self._before_special(event) if kind.special else None
-        stopped = messages_changed = state_changed = False
         callbacks = self._callbacks
         if callbacks:
             if params is None:
                 params = SubscriberParams(self.owner, self.input, event)
-            # The subscribers' first pass is a plain call each: a coroutine only once one of
-            # them returned something (a mutation, an awaitable).
+            # The subscribers' first pass is a plain call each.
             subscribers, errors = self.subscribers, self.result.subscriber_errors
             if self._on_event:
                 found = call_until_returned(subscribers, "on_event", params, errors)
                 if found is not None:
-                    outcome = await finish_subscribers(
-                        subscribers,
-                        "on_event",
-                        params,
-                        found,
-                        target=self.conversation,
-                        errors=errors,
-                    )
-                    stopped = outcome.stopped
-                    messages_changed = outcome.messages_changed
-                    state_changed = outcome.state_changed
-            if not stopped and kind.callback in callbacks:
+                    return self._finish_on_event(event, kind, params, found)
+            if kind.callback in callbacks:
                 self._event_params(params, event)
                 found = call_until_returned(subscribers, kind.callback, params, errors)
-                outcome = (
-                    NOTHING_CHANGED
-                    if found is None
-                    else await finish_subscribers(
-                        subscribers,
-                        kind.callback,
-                        params,
-                        found,
-                        target=self.conversation,
-                        errors=errors,
-                    )
-                )
-                if outcome is not NOTHING_CHANGED:
-                    stopped = outcome.stopped
-                    messages_changed = messages_changed or outcome.messages_changed
-                    state_changed = state_changed or outcome.state_changed
+                if found is not None:
+                    return self._finish_callback(event, kind, params, found, NOTHING_CHANGED)
+        return self._apply(event, kind, params, False, False, False)
+
+    async def _finish_on_event(
+        self, event: Event, kind: _Kind, params: SubscriberParams, found: Returned
+    ) -> None:
+        """``process`` from the first ``on_event`` subscriber that returned something."""
+        outcome = await finish_subscribers(
+            self.subscribers,
+            "on_event",
+            params,
+            found,
+            target=self.conversation,
+            errors=self.result.subscriber_errors,
+        )
+        if not outcome.stopped and kind.callback in self._callbacks:
+            self._event_params(params, event)
+            errors = self.result.subscriber_errors
+            later = call_until_returned(self.subscribers, kind.callback, params, errors)
+            if later is not None:
+                await self._finish_callback(event, kind, params, later, outcome)
+                return
+        pending = self._apply(
+            event, kind, params, outcome.stopped, outcome.messages_changed, outcome.state_changed
+        )
+        if pending is not None:
+            await pending
+
+    async def _finish_callback(
+        self,
+        event: Event,
+        kind: _Kind,
+        params: SubscriberParams,
+        found: Returned,
+        before: MutationOutcome,
+    ) -> None:
+        """``process`` from the first subscriber of the type's callback that returned
+        something; ``before`` is what the ``on_event`` pass changed."""
+        outcome = await finish_subscribers(
+            self.subscribers,
+            kind.callback,
+            params,
+            found,
+            target=self.conversation,
+            errors=self.result.subscriber_errors,
+        )
+        pending = self._apply(
+            event,
+            kind,
+            params,
+            outcome.stopped,
+            before.messages_changed or outcome.messages_changed,
+            before.state_changed or outcome.state_changed,
+        )
+        if pending is not None:
+            await pending
+
+    def _apply(
+        self,
+        event: Event,
+        kind: _Kind,
+        params: Optional[SubscriberParams],
+        stopped: bool,
+        messages_changed: bool,
+        state_changed: bool,
+    ) -> Optional[Awaitable[None]]:
+        """After the subscribers: the reducer (unless stopped), the books, the notifications
+        (the awaitable returned, if any are due)."""
         # After the subscribers (who may have replaced the messages), before the reducer.
         existed = isinstance(event, ActivitySnapshotEvent) and (
             _message(self.conversation.agent_state, event.message_id) is not None
@@ -274,7 +323,8 @@ class EventProcessor:
         if kind.special:
             self._after_special(event, params, stopped)
         if self._notifies:
-            await self._notify(kind.name, event, messages_changed, state_changed, existed)
+            return self._notify(kind.name, event, messages_changed, state_changed, existed)
+        return None
 
     def _before_special(self, event: Event) -> Optional[SubscriberParams]:
         """Bookkeeping before subscribers see the event; RUN_FINISHED's params."""

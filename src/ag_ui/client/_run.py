@@ -156,12 +156,15 @@ class Run:
                 processor = EventProcessor(
                     self.owner, self.conversation, self.subscribers, input, result, debug=log
                 )
+                process = processor.process
                 source = self._source(input)
                 async with closing(source):
                     async for raw in source:
                         for event in stream.expand(raw):
                             stream.check(event)
-                            await processor.process(event)
+                            pending = process(event)
+                            if pending is not None:
+                                await pending
                             yield event
                             if processor.error is not None:
                                 raise processor.error  # after the subscribers saw RUN_ERROR

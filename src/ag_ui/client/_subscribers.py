@@ -37,6 +37,7 @@ __all__ = [
     "NOTHING_CHANGED",
     "MutationOutcome",
     "MutationTarget",
+    "Returned",
     "SubscriberLike",
     "SubscriberParams",
     "Subscription",
