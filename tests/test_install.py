@@ -193,10 +193,17 @@ def test_commands_name_the_extra_they_need(
         ("ag_ui.demo", "server"),
         ("ag_ui.providers", "openai"),
         ("ag_ui.inspect", "client,server"),
+        # The names users import from them, as the docs write it: the same one ImportError.
+        ("from ag_ui.server import create_app", "server"),
+        ("from ag_ui.client import HttpAgent", "client"),
+        ("from ag_ui.proto import encode_event", "proto"),
+        ("from ag_ui.store import RedisRunStore", "server"),
+        ("from ag_ui.store import PostgresThreadStore", "server"),
     ],
 )
 def test_imports_name_the_extra_they_need(bare_python: Path, module: str, extra: str) -> None:
-    done = run(bare_python, "-c", f"import {module}")
+    statement = module if module.startswith("from ") else f"import {module}"
+    done = run(bare_python, "-c", statement)
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import pytest
 
@@ -178,3 +179,96 @@ def test_the_pure_python_paths_refuse_them_too() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_nan_beside_a_lone_surrogate_escape_is_named_too() -> None:
+    # pydantic-core refuses the escape before it sees NaN; the json.loads fallback names NaN.
+    with pytest.raises(MalformedJSONError) as caught:
+        parse_event('{"type":"STATE_SNAPSHOT","snapshot":{"s":"\\ud83d","t":NaN}}')
+    assert "NaN is not a JSON value" in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", [str, bytes, bytearray, memoryview])
+def test_a_run_input_with_infinity_is_malformed_json(kind: type) -> None:
+    text = '{"threadId":"t","runId":"r","state":{"x":-Infinity},"messages":[],"tools":[]}'
+    data = text if kind is str else kind(text.encode())
+    with pytest.raises(MalformedJSONError) as caught:
+        parse_run_agent_input(data)
+    assert "invalid RunAgentInput" in str(caught.value)
+    assert "NaN, Infinity and -Infinity are not JSON" in str(caught.value)
+
+
+# Every reader of wire JSON, and the encoder given floats JSON has no form for: the compiled
+# paths and AG_UI_PURE_PYTHON=1 must give the same answers, so the same script prints them in
+# this process (compiled, when built) and in a pure one.
+BOTH_MODES = r"""
+import json, math, sys
+from ag_ui.core import StateSnapshotEvent, TextMessageContentEvent, _json_plans, parse_event
+from ag_ui.core.decoding import parse_run_agent_input
+from ag_ui.encoder import EventEncoder
+from ag_ui.store._message_json import messages_from_json
+
+def outcome(call, data):
+    try:
+        call(data)
+    except Exception as exc:
+        return type(exc).__name__ + ": " + str(exc)
+    return "accepted"
+
+answers = {"compiled": _json_plans._speedups is not None}
+for i, text in enumerate(json.loads(sys.argv[1])):
+    answers[f"event {i}"] = outcome(parse_event, text.encode())
+answers["run input"] = outcome(parse_run_agent_input, b'{"threadId":"t","runId":"r","state":NaN}')
+answers["messages"] = outcome(messages_from_json, b'[{"id":"m","role":"user","e":NaN}]')
+encoder = EventEncoder()
+answers["snapshot"] = encoder.encode(StateSnapshotEvent(snapshot={"a": math.nan, "s": "\ud83d"}))
+answers["flat"] = encoder.encode(
+    TextMessageContentEvent(message_id="m", delta="x", raw_event=[math.inf, -math.inf])
+)
+print(json.dumps(answers))
+"""
+
+
+def _answers(pure: bool) -> dict[str, object]:
+    import os
+    import subprocess
+    import sys
+
+    texts = [c.format(c=k) for c in CARRIERS for k in NOT_JSON]
+    texts.append('{"type":"STATE_SNAPSHOT","snapshot":{"s":"\\ud83d","t":NaN}}')
+    env = {k: v for k, v in os.environ.items() if k != "AG_UI_PURE_PYTHON"}
+    if pure:
+        env["AG_UI_PURE_PYTHON"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", BOTH_MODES, json.dumps(texts)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return cast(dict[str, object], json.loads(done.stdout))
+
+
+def test_compiled_and_pure_readers_and_encoder_answer_the_same() -> None:
+    compiled, pure = _answers(pure=False), _answers(pure=True)
+    assert compiled.pop("compiled") is True  # the C reader is built in the dev install
+    assert pure.pop("compiled") is False
+    assert compiled == pure
+    refusals = [v for k, v in compiled.items() if k not in ("snapshot", "flat")]
+    assert len(refusals) == 3 * len(CARRIERS) + 1 + 2
+    assert all(
+        isinstance(v, str)
+        and v.startswith("MalformedJSONError: ")
+        and "NaN, Infinity and -Infinity are not JSON" in v
+        for v in refusals
+    ), refusals
+    # Never NaN on the wire: null, as JSON.stringify writes them (and the TypeScript SDK sends).
+    assert (
+        compiled["snapshot"]
+        == 'data: {"type":"STATE_SNAPSHOT","snapshot":{"a":null,"s":"\\ud83d"}}\n\n'
+    )
+    assert compiled["flat"] == (
+        'data: {"type":"TEXT_MESSAGE_CONTENT","rawEvent":[null,null],'
+        '"messageId":"m","delta":"x"}\n\n'
+    )

@@ -19,6 +19,7 @@ from typing import Any, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 from ag_ui.cli._arguments import add_header_option, add_idle_timeout_option, header_options
+from ag_ui.core._surrogates import refuse_constant
 
 __all__ = ["register", "record"]
 
@@ -55,7 +56,7 @@ def _json_option(parser: argparse.ArgumentParser, option: str, text: Optional[st
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=refuse_constant)
     except ValueError as exc:
         parser.error(f"{option} is not valid JSON: {exc}")
 

@@ -13,7 +13,9 @@ it. This module is the one rule for every writer:
 
 Reading, the escape is legal JSON that pydantic's parser refuses: ``validate_wire_json`` (the
 one reader of wire JSON into models, used by ``parse_event`` and the stores) reads such text as
-``json.loads`` does, ``NaN``/``Infinity`` still refused (``refuse_constant``).
+``json.loads`` does. ``NaN``/``Infinity``/``-Infinity``, which pydantic's parser takes and JSON
+(RFC 8259) does not, are refused by every reader with the one hint ``NOT_JSON_CONSTANTS``
+(``refuse_non_json_constants`` before pydantic, ``refuse_constant`` in ``json.loads``).
 
 The fallbacks run only after the fast serializer or parser refused a value: no cost on the
 common path.
@@ -25,7 +27,9 @@ import re
 from typing import Any, TypeVar, Union, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, from_json
+
+from ag_ui.core.errors import MalformedJSONError
 
 __all__ = [
     "NOT_JSON_CONSTANTS",
@@ -35,6 +39,7 @@ __all__ = [
     "is_json_invalid",
     "join_text",
     "refuse_constant",
+    "refuse_non_json_constants",
     "replace_lone_surrogates",
     "validate_wire_json",
     "wire_json",
@@ -89,10 +94,40 @@ def escaped_json(model: BaseModel, error: PydanticSerializationError) -> bytes:
     return _SURROGATE.sub(_escape, text).encode()
 
 
+class _NotJSONConstant(ValueError):
+    """What ``refuse_constant`` raises, so that a reader can tell it from other bad text."""
+
+
 def refuse_constant(name: str) -> Any:
     """``parse_constant`` for ``json.loads``/``json.JSONDecoder``: ``NaN``, ``Infinity`` and
     ``-Infinity`` are not JSON (RFC 8259), though Python's parser takes them by default."""
-    raise ValueError(f"{name} is not a JSON value ({NOT_JSON_CONSTANTS})")
+    raise _NotJSONConstant(f"{name} is not a JSON value ({NOT_JSON_CONSTANTS})")
+
+
+def refuse_non_json_constants(text: Union[str, bytes, bytearray], what: str) -> None:
+    """Raise ``MalformedJSONError`` (about ``what``) if ``text`` uses ``NaN``, ``Infinity`` or
+    ``-Infinity`` as a value, which pydantic-core's parser accepts and JSON does not (the
+    TypeScript client's ``JSON.parse`` refuses them too).
+
+    Only text that contains those words at all (in a string, say) is parsed a second time, by
+    the strict parser; the search itself costs about a millisecond for 10 MiB.
+    """
+    if isinstance(text, str):
+        suspicious = "NaN" in text or "Infinity" in text
+    else:
+        suspicious = b"NaN" in text or b"Infinity" in text
+    if not suspicious:
+        return
+    try:
+        from_json(text, allow_inf_nan=False)
+    except ValueError as exc:
+        try:
+            from_json(text)  # pydantic-core's default: the constants allowed
+        except ValueError:
+            # Not JSON for pydantic-core for another reason as well (a lone surrogate escape,
+            # say): ``validate_wire_json``'s fallback reads it with ``refuse_constant``.
+            return
+        raise MalformedJSONError(what, f"{exc} ({NOT_JSON_CONSTANTS})") from None
 
 
 def is_json_invalid(exc: ValidationError) -> bool:
@@ -101,18 +136,22 @@ def is_json_invalid(exc: ValidationError) -> bool:
     return any(e["type"] == "json_invalid" for e in exc.errors())
 
 
-def validate_wire_json(adapter: TypeAdapter[_T], data: Union[str, bytes, bytearray]) -> _T:
+def validate_wire_json(
+    adapter: TypeAdapter[_T], data: Union[str, bytes, bytearray], what: str = "JSON"
+) -> _T:
     """``adapter``'s value of the wire JSON ``data``; pydantic's ``ValidationError`` when it is
-    not one (``is_json_invalid`` tells text that is not JSON).
+    not one (``is_json_invalid`` tells text that is not JSON), ``MalformedJSONError`` about
+    ``what`` when it uses ``NaN``, ``Infinity`` or ``-Infinity`` as a value.
 
     A lone surrogate escape, which pydantic's parser refuses, is read as ``json.loads`` reads
-    it: a ``str`` holding that code point, the string ``wire_json`` wrote. Text that
-    ``json.loads`` refuses too (``NaN``/``Infinity`` included) keeps pydantic's error."""
+    it: a ``str`` holding that code point, the string ``wire_json`` wrote. Other text that
+    ``json.loads`` refuses too keeps pydantic's error."""
+    refuse_non_json_constants(data, what)
     validator = adapter.validator
     try:
         return cast(_T, validator.validate_json(data))
     except ValidationError as exc:
-        python = _with_lone_surrogates(data) if is_json_invalid(exc) else None
+        python = _with_lone_surrogates(data, what) if is_json_invalid(exc) else None
         if python is None:
             raise
     # Not raised inside the handler: a validation error of the value must not chain the parse
@@ -120,13 +159,16 @@ def validate_wire_json(adapter: TypeAdapter[_T], data: Union[str, bytes, bytearr
     return cast(_T, validator.validate_python(python))
 
 
-def _with_lone_surrogates(data: Union[str, bytes, bytearray]) -> Any:
+def _with_lone_surrogates(data: Union[str, bytes, bytearray], what: str) -> Any:
     """The JSON value of ``data`` as ``json.loads`` reads it, or ``None`` when it is not JSON
-    for another reason."""
+    for another reason; ``MalformedJSONError`` for ``NaN``/``Infinity`` beside a lone surrogate
+    escape (the strict pre-check could not tell, pydantic-core refusing the escape)."""
     import json  # only here: the common path never needs it
 
     try:
         return json.loads(data, parse_constant=refuse_constant)
+    except _NotJSONConstant as exc:
+        raise MalformedJSONError(what, str(exc)) from None
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
 

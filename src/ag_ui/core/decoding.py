@@ -15,10 +15,13 @@ from collections.abc import Mapping
 from typing import Any, Callable, Optional, TypeVar, Union, cast
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic_core import from_json
 
 from ag_ui.core._readable import readable_problems
-from ag_ui.core._surrogates import NOT_JSON_CONSTANTS, is_json_invalid, validate_wire_json
+from ag_ui.core._surrogates import (
+    is_json_invalid,
+    refuse_non_json_constants,
+    validate_wire_json,
+)
 from ag_ui.core.errors import AGUIValidationError, MalformedJSONError, UnknownEventTypeError
 from ag_ui.core.events import Event
 from ag_ui.core.legacy_events import LEGACY_EVENT_TYPES, LegacyEvent
@@ -57,10 +60,10 @@ def _as_python(data: JSONInput, what: str) -> Any:
 _T = TypeVar("_T")
 
 
-def _validate(adapter: TypeAdapter[_T], data: JSONInput) -> _T:
+def _validate(adapter: TypeAdapter[_T], data: JSONInput, what: str) -> _T:
     if isinstance(data, Mapping):
         return cast(_T, adapter.validator.validate_python(data))
-    return validate_wire_json(adapter, bytes(data) if isinstance(data, memoryview) else data)
+    return validate_wire_json(adapter, bytes(data) if isinstance(data, memoryview) else data, what)
 
 
 # The compiled validator itself: TypeAdapter's Python wrapper costs about a third of a small
@@ -119,11 +122,8 @@ def parse_event(data: JSONInput) -> Event:
             except ValidationError as exc:
                 if not is_json_invalid(exc):
                     raise
-        if isinstance(data, memoryview):
-            data = bytes(data)
-        if not isinstance(data, Mapping):
-            refuse_non_json_constants(data, "event")
-        return _validate(EVENT_ADAPTER, data)
+        # NaN/Infinity refused by validate_wire_json (the one reader).
+        return _validate(EVENT_ADAPTER, data, "event")
     except ValidationError as exc:
         if is_json_invalid(exc):
             raise MalformedJSONError("event", exc.errors()[0]["msg"]) from None
@@ -138,39 +138,13 @@ def parse_any_event(data: JSONInput) -> AnyEvent:
         if exc.event_type not in LEGACY_EVENT_TYPES:
             raise
         try:
-            return _validate(_LEGACY_ADAPTER, data)
+            return _validate(_LEGACY_ADAPTER, data, "event")
         except ValidationError as legacy_exc:
             problems = readable_problems(legacy_exc, _as_python(data, "event"))
             raise AGUIValidationError(f"{exc.event_type} event", problems) from None
 
 
 _RUN_INPUT_ADAPTER: TypeAdapter[RunAgentInput] = TypeAdapter(RunAgentInput)
-
-
-def refuse_non_json_constants(
-    text: Union[str, bytes, bytearray], what: str = "RunAgentInput"
-) -> None:
-    """Raise ``MalformedJSONError`` (about ``what``) if ``text`` uses ``NaN``, ``Infinity`` or
-    ``-Infinity`` as a value, which pydantic-core's parser accepts and JSON does not (the
-    TypeScript client's ``JSON.parse`` refuses them too).
-
-    Only text that contains those words at all (in a string, say) is parsed a second time, by
-    the strict parser; the search itself costs about a millisecond for 10 MiB.
-    """
-    if isinstance(text, str):
-        suspicious = "NaN" in text or "Infinity" in text
-    else:
-        suspicious = b"NaN" in text or b"Infinity" in text
-    if not suspicious:
-        return
-    try:
-        from_json(text, allow_inf_nan=False)
-    except ValueError as exc:
-        try:
-            from_json(text)  # pydantic-core's default: the constants allowed
-        except ValueError:
-            return  # not JSON for another reason as well: the caller's own parse names it
-        raise MalformedJSONError(what, f"{exc} ({NOT_JSON_CONSTANTS})") from None
 
 
 def parse_run_agent_input(body: JSONInput) -> RunAgentInput:
@@ -180,12 +154,8 @@ def parse_run_agent_input(body: JSONInput) -> RunAgentInput:
     Text with ``NaN`` or ``Infinity`` as a value is refused (``MalformedJSONError``): they are
     not JSON.
     """
-    if isinstance(body, memoryview):
-        body = bytes(body)
-    if not isinstance(body, Mapping):
-        refuse_non_json_constants(body)
     try:
-        return _validate(_RUN_INPUT_ADAPTER, body)
+        return _validate(_RUN_INPUT_ADAPTER, body, "RunAgentInput")
     except ValidationError as exc:
         if is_json_invalid(exc):
             raise MalformedJSONError("RunAgentInput", exc.errors()[0]["msg"]) from None

@@ -24,6 +24,7 @@ import anyio
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from ag_ui.core._surrogates import refuse_constant
 from ag_ui.core.errors import RequestRejectedError, StoreUnavailableError, ThreadNotFoundError
 from ag_ui.server._access import AccessControl
 from ag_ui.server._asgi import read_body, send_error, send_json
@@ -157,8 +158,8 @@ async def _title(request: Request, receive: Receive) -> str:
     if body is None:
         raise RequestRejectedError(400, "invalid_body", "the request body did not arrive")
     try:
-        document = json.loads(body)
-    except ValueError:
+        document = json.loads(body, parse_constant=refuse_constant)
+    except ValueError:  # not JSON, NaN/Infinity included: answered as a missing title
         document = None
     title = document.get("title") if isinstance(document, dict) else None
     if not isinstance(title, str) or not title.strip() or len(title) > _MAX_TITLE:

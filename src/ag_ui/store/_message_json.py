@@ -3,10 +3,13 @@
 Writing (``messages_to_json``, ``state_to_json``): the wire JSON every store keeps. A string may
 hold a lone UTF-16 surrogate (half an emoji cut by a provider, relayed by an agent); UTF-8 has
 no form for it, so it is written as its ``\\uXXXX`` escape (``core/_surrogates``), which reads
-back as the same string. A state that is not JSON is a ``ValueError`` naming the thread.
+back as the same string. A state that is not JSON is a ``ValueError`` naming the thread; a float
+JSON has no form for (``nan``, ``inf``) is written as ``null``, as the encoder sends it to the
+client (and ``JSON.stringify`` writes it), so the saved state is the one the client has.
 
 Reading (``messages_from_json``): ``core/_surrogates.validate_wire_json``, so an escaped lone
-surrogate reads back as the string that was saved.
+surrogate reads back as the string that was saved and ``NaN``/``Infinity`` are refused;
+``state_from_json`` reads the ``NaN`` an earlier release wrote into a state as ``null``.
 
 Validating 10,000 messages allocates hundreds of thousands of objects, far more than a quarter
 of a typical heap, so CPython's cyclic collector runs several young passes and, nearly every
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import threading
 from collections.abc import Sequence
 from typing import Any, Union
@@ -39,7 +43,7 @@ from ag_ui.core._surrogates import (
 )
 from ag_ui.core.types import Message
 
-__all__ = ["messages_from_json", "messages_to_json", "state_to_json"]
+__all__ = ["messages_from_json", "messages_to_json", "state_from_json", "state_to_json"]
 
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _pause = threading.Lock()
@@ -56,7 +60,7 @@ def messages_from_json(data: Union[str, bytes]) -> list[Message]:
             gc.disable()
         _depth += 1
     try:
-        messages = validate_wire_json(_MESSAGES, data)
+        messages = validate_wire_json(_MESSAGES, data, "stored messages")
         untrack_plain(messages)
     finally:
         with _pause:
@@ -84,7 +88,34 @@ def state_to_json(thread_id: str, state: Any) -> str:
     """The compact JSON text of a thread's state; ``ValueError`` naming the thread when the state
     is not JSON (a set, an object). A lone surrogate is written as its escape."""
     try:
-        text = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
+        try:
+            text = json.dumps(state, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        except ValueError:
+            # nan/inf somewhere (or a cycle, refused again below): written as the wire has it.
+            text = json.dumps(
+                _finite(state), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            )
+    except (TypeError, ValueError, RecursionError) as exc:
         raise ValueError(f"thread {thread_id!r}: the state is not JSON ({exc})") from exc
     return escape_lone_surrogates(text) if has_lone_surrogate(text) else text
+
+
+def _finite(value: Any) -> Any:
+    """A copy of the JSON-like ``value`` with each float JSON cannot write (nan, inf) as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _null_constant(name: str) -> None:
+    return None
+
+
+def state_from_json(text: Union[str, bytes]) -> Any:
+    """A stored state. ``NaN``/``Infinity``, which releases before 2026-12 wrote for nan/inf,
+    read as ``None``: the ``null`` the client was sent for them, so such a thread still loads."""
+    return json.loads(text, parse_constant=_null_constant)

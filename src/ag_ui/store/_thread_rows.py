@@ -12,7 +12,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, Optional
 
 from ag_ui.core.types import Message
-from ag_ui.store._message_json import messages_from_json, messages_to_json, state_to_json
+from ag_ui.store._message_json import (
+    messages_from_json,
+    messages_to_json,
+    state_from_json,
+    state_to_json,
+)
 from ag_ui.store._thread_base import RunSummary, StoredThread, ThreadSummary, title_from_messages
 
 __all__ = ["SUMMARY_COLUMNS", "SavedColumns", "saved_columns", "stored_thread", "thread_summary"]
@@ -79,7 +84,7 @@ def stored_thread(row: Sequence[Any], runs: Iterable[Sequence[Any]]) -> StoredTh
     return StoredThread(
         summary=thread_summary(row),
         messages=messages_from_json(row[7]),
-        state=json.loads(row[8]),
+        state=state_from_json(row[8]),
         runs=[_run_summary(run) for run in runs],
         version=row[9],
     )
