@@ -514,3 +514,16 @@ def test_system_text_orders_instructions_context_and_state() -> None:
         '{"a": "é", "b": 1}\nCall update_state to change it.'
     )
     assert system_text(None, []) is None
+
+
+def test_anthropic_never_gets_nan_as_a_tool_input() -> None:
+    # Arguments holding NaN are not JSON (the API would refuse the request): no input, as for
+    # any arguments the model broke.
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": NaN}'}}
+    history = messages(
+        {"id": "u1", "role": "user", "content": "go"},
+        {"id": "a1", "role": "assistant", "toolCalls": [call]},
+        {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "bad arguments"},
+    )
+    [_, assistant, _] = anthropic_request(Conversation(history))["messages"]
+    assert assistant["content"] == [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]

@@ -328,3 +328,24 @@ def test_unresolvable_annotations_are_reported() -> None:
 
     with pytest.raises(ToolDefinitionError, match="cannot resolve the annotations"):
         FunctionTool(forward)
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_arguments_are_refused_not_passed_to_the_function(constant: str) -> None:
+    def scale(factor: float) -> float:
+        return factor * 2
+
+    with pytest.raises(ToolArgumentsError) as caught:
+        FunctionTool(scale).parse_arguments(f'{{"factor": {constant}}}')
+    assert "NaN, Infinity and -Infinity are not JSON" in str(caught.value)
+
+
+def test_the_words_inside_argument_strings_are_fine() -> None:
+    def label(text: str, factor: float) -> str:
+        return text
+
+    arguments = '{"text": "NaN or Infinity", "factor": 1.5}'
+    assert FunctionTool(label).parse_arguments(arguments) == {
+        "text": "NaN or Infinity",
+        "factor": 1.5,
+    }

@@ -113,3 +113,11 @@ def test_tool_arguments_that_are_not_json_are_one_check_for_every_consumer() -> 
     assert [(f.rule, f.message, f.event_index) for f in findings] == [
         ("tool.args-json", expected, 3)
     ]
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_tool_arguments_with_nan_are_not_json(constant: str) -> None:
+    # JSON.parse refuses them, so a TypeScript front end could not read these arguments.
+    problem = tool_arguments_problem("c1", f'{{"temperature": {constant}}}', 1)
+    assert problem is not None
+    assert f"({constant} is not a JSON value" in problem

@@ -31,6 +31,7 @@ from ag_ui.client._subscribers import (
     run_subscribers,
 )
 from ag_ui.client.versions import warn_about_producer_declaration
+from ag_ui.core._surrogates import refuse_constant
 from ag_ui.core._wire import event_type_name
 from ag_ui.core.errors import RunError
 from ag_ui.core.events import (
@@ -148,7 +149,7 @@ def _typed(message: Optional[dict[str, Any]]) -> Optional[Message]:
 
 def _parse_args(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=refuse_constant)
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

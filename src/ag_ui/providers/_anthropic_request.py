@@ -21,6 +21,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Optional
 
+from ag_ui.core._surrogates import refuse_constant
 from ag_ui.core.types import (
     AssistantMessage,
     DataSource,
@@ -127,7 +128,7 @@ def _tool_input(arguments: str) -> Any:
     # The API wants the input as an object; arguments the model broke are sent as no input (the
     # tool result already told the model they were invalid).
     try:
-        value = json.loads(arguments) if arguments.strip() else {}
+        value = json.loads(arguments, parse_constant=refuse_constant) if arguments.strip() else {}
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

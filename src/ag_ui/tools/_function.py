@@ -18,7 +18,13 @@ from typing import Any, Optional, Union, overload
 from pydantic import ValidationError
 from pydantic_core import to_json
 
-from ag_ui.core.errors import ToolArgumentsError, ToolDefinitionError, ToolError
+from ag_ui.core._surrogates import refuse_non_json_constants
+from ag_ui.core.errors import (
+    MalformedJSONError,
+    ToolArgumentsError,
+    ToolDefinitionError,
+    ToolError,
+)
 from ag_ui.core.types import Tool
 from ag_ui.tools._docstrings import parse_docstring
 from ag_ui.tools._signature import describe_signature
@@ -170,6 +176,7 @@ class FunctionTool:
             if arguments is None or (isinstance(arguments, (str, bytes)) and not arguments.strip()):
                 validated = model.model_validate({})
             elif isinstance(arguments, (str, bytes)):
+                refuse_non_json_constants(arguments, "tool arguments")
                 validated = model.model_validate_json(arguments)
             elif isinstance(arguments, Mapping):
                 validated = model.model_validate(dict(arguments))
@@ -180,6 +187,8 @@ class FunctionTool:
                 )
         except ValidationError as exc:
             raise ToolArgumentsError(self.name, _json_problems(exc)) from None
+        except MalformedJSONError as exc:
+            raise ToolArgumentsError(self.name, list(exc.problems)) from None
         values = {name: getattr(validated, name) for name in self.signature.argument_names}
         if self.signature.takes_extra and validated.model_extra:
             values.update(validated.model_extra)

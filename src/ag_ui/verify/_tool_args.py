@@ -13,6 +13,8 @@ import json
 import warnings
 from typing import Optional
 
+from ag_ui.core._surrogates import refuse_constant
+
 __all__ = ["ToolArgumentsWarning", "tool_arguments_problem", "warn_tool_arguments"]
 
 
@@ -27,11 +29,12 @@ def tool_arguments_problem(tool_call_id: str, arguments: str, pieces: int) -> Op
     if not arguments:
         return None
     try:
-        json.loads(arguments)
+        json.loads(arguments, parse_constant=refuse_constant)  # NaN is not JSON either
     except ValueError as exc:
-        where = ""
         if isinstance(exc, json.JSONDecodeError):
             where = f" ({exc.msg} at character {exc.pos})"
+        else:  # NaN or Infinity (refuse_constant says which)
+            where = f" ({exc})"
         shown = arguments if len(arguments) <= 120 else arguments[:117] + "..."
         return (
             f"the arguments of tool call {tool_call_id!r} ({pieces} TOOL_CALL_ARGS) are not "
