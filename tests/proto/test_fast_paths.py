@@ -31,6 +31,7 @@ from ag_ui.proto import _fast, _values, decode_event, encode_event
 from ag_ui.proto._codec import decode_general, encode_general
 from ag_ui.proto._generated import events_pb2, patch_pb2
 from ag_ui.proto._nested import SPECIAL_FIELDS
+from ag_ui.proto._varint import write_varint
 from tests.proto.proto_corpus import corpus
 from tests.proto.proto_strategies import EVENTS, fields
 
@@ -419,7 +420,7 @@ def test_activity_snapshot_replace(replace: Optional[int], expected: bool, is_se
     if replace is not None:  # field 6 as a varint, written by hand so 2 can be tried
         body += bytes([0x30, replace])
     number = events_pb2.Event.DESCRIPTOR.fields_by_name["activity_snapshot"].number
-    data = _fast._varint(number << 3 | 2) + _fast._varint(len(body)) + body
+    data = write_varint(number << 3 | 2) + write_varint(len(body)) + body
     event = _fast.decode_flat(data)
     assert event == _general_decode(data)
     assert event.replace is expected

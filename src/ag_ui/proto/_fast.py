@@ -41,12 +41,11 @@ from ag_ui.core.events import BaseEvent, EventType
 from ag_ui.proto._accelerator import IMPLEMENTATION, speedups
 from ag_ui.proto._generated import events_pb2
 from ag_ui.proto._nested import SPECIAL_FIELDS
-from ag_ui.proto._varint import VarintError, read_varint
+from ag_ui.proto._varint import SMALL_VARINTS, VarintError, read_varint, write_varint
 
 __all__ = ["IMPLEMENTATION", "decode_flat", "encode_flat"]
 
 _MISSING = object()  # marks a field with a non-None default that did not arrive
-_SMALL_LENGTHS = [bytes([n]) for n in range(128)]
 _new = object.__new__
 # pydantic keeps these in __slots__; their descriptors set them without __setattr__'s lookup.
 _SLOTS = BaseModel.__dict__
@@ -54,17 +53,6 @@ _set_dict = _SLOTS["__dict__"].__set__
 _set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
 _set_extra = _SLOTS["__pydantic_extra__"].__set__
 _set_private = _SLOTS["__pydantic_private__"].__set__
-
-
-def _varint(value: int) -> bytes:
-    if value < 128:
-        return _SMALL_LENGTHS[value]
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 # Field kinds, as _c/plan.h numbers them (enum FieldKind).
@@ -203,7 +191,7 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
             if not info.is_required() and info.default is not None and name != "type"
         )
         number = events_pb2.EventType.Value(type_name)
-        base_type = b"\x08" + _varint(number) if number else b""
+        base_type = b"\x08" + write_varint(number) if number else b""
         always_set = frozenset(["type", *(f.name for f in strings if f.implicit and f.required)])
         validated = any(f.kind == _PATCH for f in planned)
         if validated:  # the validator fills in the rest: start from what is always on the wire
@@ -216,12 +204,12 @@ def _build(classes: dict[str, type[BaseEvent]]) -> dict[str, _FlatPlan]:
         plans[type_name] = _FlatPlan(
             cls=cls,
             number=number,
-            arm_tag=_varint(arm.number << 3 | 2),
+            arm_tag=write_varint(arm.number << 3 | 2),
             base_type=base_type,
             fields=planned,
             by_tag={field.tag[0]: field.name for field in strings},
             defaults=defaults,
-            plain_base=b"\x0a" + _varint(len(base_type)) + base_type,
+            plain_base=b"\x0a" + write_varint(len(base_type)) + base_type,
             implicit_defaulted=implicit_defaulted,
             literals=literals,
             defaulted=defaulted,
@@ -301,8 +289,8 @@ def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes
         if timestamp is not None:
             if not -MAX_SAFE_INTEGER <= timestamp <= MAX_SAFE_INTEGER:
                 return None
-            base += b"\x10" + _varint(timestamp & 0xFFFFFFFFFFFFFFFF)
-        out = [b"\x0a", _SMALL_LENGTHS[len(base)], base]
+            base += b"\x10" + write_varint(timestamp & 0xFFFFFFFFFFFFFFFF)
+        out = [b"\x0a", SMALL_VARINTS[len(base)], base]
         stored = event.__dict__  # as given (see _codec.encode_event)
         for field in plan.fields:
             value = stored.get(field.name)
@@ -311,11 +299,11 @@ def encode_flat_python(event: BaseEvent, framed: bool = False) -> Optional[bytes
             encoded = value.encode()
             if field.implicit and not encoded:
                 continue
-            out += (field.tag, _varint(len(encoded)), encoded)
+            out += (field.tag, write_varint(len(encoded)), encoded)
     except (AttributeError, TypeError, UnicodeEncodeError):
         return None  # not a str/int, or a lone surrogate: the general path reports it
     inner = b"".join(out)
-    message = plan.arm_tag + _varint(len(inner)) + inner
+    message = plan.arm_tag + write_varint(len(inner)) + inner
     if not framed:
         return message
     if len(message) > 0xFFFFFFFF:

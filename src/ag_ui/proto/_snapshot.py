@@ -27,6 +27,7 @@ from ag_ui.core.types import (
 )
 from ag_ui.proto._accelerator import speedups
 from ag_ui.proto._generated import events_pb2
+from ag_ui.proto._varint import write_varint
 
 __all__ = ["encode_messages_snapshot"]
 
@@ -51,15 +52,6 @@ if speedups is not None:
     )
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def encode_messages_snapshot(event: Any, framed: bool = False) -> Optional[bytes]:
     """The ``ag_ui.Event`` bytes of a MESSAGES_SNAPSHOT of plain messages (with the 4-byte
     length prefix when ``framed``); None for any other event or shape (the general path)."""
@@ -80,9 +72,9 @@ def encode_messages_snapshot(event: Any, framed: bool = False) -> Optional[bytes
     if timestamp is not None:
         if type(timestamp) is not int or not -MAX_SAFE_INTEGER <= timestamp <= MAX_SAFE_INTEGER:
             return None
-        base += b"\x10" + _varint(timestamp & 0xFFFFFFFFFFFFFFFF)
+        base += b"\x10" + write_varint(timestamp & 0xFFFFFFFFFFFFFFFF)
     inner = b"".join((b"\x0a", bytes([len(base)]), base, messages))
-    message = b"".join((_ARM_TAG, _varint(len(inner)), inner))
+    message = b"".join((_ARM_TAG, write_varint(len(inner)), inner))
     if not framed:
         return message
     if len(message) > 0xFFFFFFFF:

@@ -1,4 +1,5 @@
-"""The one reader of protobuf base-128 varints in Python (the C accelerator has ``wire.h``).
+"""The one reader and writer of protobuf base-128 varints in Python (the C accelerator has
+``wire.h``).
 
 The fast paths read one-byte varints inline and call this for longer ones; the schema walk
 calls it for every tag and length. A varint longer than ten bytes or running past ``end`` is a
@@ -9,7 +10,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["VarintError", "read_varint"]
+__all__ = ["VarintError", "read_varint", "write_varint"]
+
+
+# One-byte varints (tags, short lengths) come from a table: most of what the fast paths write.
+SMALL_VARINTS = [bytes([n]) for n in range(128)]
 
 
 class VarintError(ValueError):
@@ -35,3 +40,19 @@ def read_varint(data: bytes | memoryview, pos: int, end: Optional[int] = None) -
         shift += 7
         if shift >= 70:
             raise VarintError("varint longer than 10 bytes")
+
+
+def write_varint(value: int) -> bytes:
+    """``value`` (0 <= value < 2**64) as a varint.
+
+    >>> write_varint(300)
+    b'\\xac\\x02'
+    """
+    if value < 128:
+        return SMALL_VARINTS[value]
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
