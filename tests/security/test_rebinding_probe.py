@@ -218,3 +218,27 @@ def test_agui_inspect_answers_no_foreign_page(tmp_path: Path, attack: str) -> No
         stored = httpx.get(agent + "/agent/threads", timeout=10).json()["threads"]
     assert after == before  # no session opened, no turn taken
     assert stored == []  # the agent behind it ran nothing
+
+
+def test_a_name_given_with_allow_host_is_served_and_only_it(tmp_path: Path) -> None:
+    """The allowed case: ``--allow-host`` names what a reverse proxy (or the LAN) calls this
+    machine; that name is served, threads included, and any other name is still refused."""
+    with started(
+        "demo",
+        "--no-chat",
+        "--port",
+        "0",
+        "--delay",
+        "0",
+        "--allow-host",
+        "agent.lan",
+        env={"AGUI_DATA_DIR": str(tmp_path)},
+    ) as base:
+        port = base.rsplit(":", 1)[1]
+        named = {"host": f"agent.lan:{port}"}
+        with httpx.stream("POST", base + "/agent", json=RUN_BODY, headers=named) as response:
+            assert response.status_code == 200
+            assert "RUN_FINISHED" in response.read().decode()
+        listed = httpx.get(base + "/agent/threads", headers=named, timeout=10)
+        assert probe(base, agent_routes("probe-thread"), **rebinding(base)) == []
+    assert [t["threadId"] for t in listed.json()["threads"]] == ["probe-thread"]
