@@ -1,7 +1,8 @@
 """The probe suite of issue 37: every command that serves on a developer's machine (``agui
 demo``, ``agui serve``, ``agui replay``, ``agui inspect``), started as a real process, is sent
 what a DNS-rebinding page sends (the attacker's name in ``Host``) and what another site's page
-sends (its ``Origin``) on every route. Each request is a 403 naming ``allowed_hosts``, and
+sends (its ``Origin``) on every route. Each request is a 403 naming ``allowed_hosts`` (the
+inspector, which has no such option, says it answers its own page only), and
 afterwards nothing was read, written or run: the threads are as they were, the provider was not
 called, the replay still answers its first run, the inspector started no turn.
 """
@@ -62,8 +63,11 @@ def started(*args: str, env: Optional[dict[str, str]] = None) -> Iterator[str]:
         process.wait(timeout=15)
 
 
-def probe(base: str, routes: list[tuple[str, str, Any]], **headers: str) -> list[str]:
-    """Send every route with ``headers``; the routes that did not answer the guard's 403."""
+def probe(
+    base: str, routes: list[tuple[str, str, Any]], *, names: str = "allowed_hosts", **headers: str
+) -> list[str]:
+    """Send every route with ``headers``; the routes that did not answer the guard's 403 (its
+    message naming ``names``: the option, or for the inspector, which has none, its own page)."""
     wrong = []
     with httpx.Client(base_url=base, timeout=10) as client:
         for method, path, body in routes:
@@ -72,7 +76,7 @@ def probe(base: str, routes: list[tuple[str, str, Any]], **headers: str) -> list
             code = "host_not_allowed" if "host" in headers else "cross_origin_request"
             if (
                 response.status_code != 403
-                or "allowed_hosts" not in text
+                or names not in text
                 or response.json()["error"]["code"] != code
             ):
                 wrong.append(f"{method} {path}: {response.status_code} {text[:200]}")
@@ -213,7 +217,11 @@ def test_agui_inspect_answers_no_foreign_page(tmp_path: Path, attack: str) -> No
         session = before[0]["id"]
         headers = rebinding(base) if attack == "rebinding Host" else {"origin": EVIL_ORIGIN}
         # The page's own POST header too: only the guard stands in the way.
-        assert probe(base, inspector_routes(session), **headers, **{"x-agui-inspector": "1"}) == []
+        own_page = "answers its own page only"
+        page_header = {"x-agui-inspector": "1"}
+        assert (
+            probe(base, inspector_routes(session), names=own_page, **headers, **page_header) == []
+        )
         after = httpx.get(base + "/api/info", timeout=10).json()["sessions"]
         stored = httpx.get(agent + "/agent/threads", timeout=10).json()["threads"]
     assert after == before  # no session opened, no turn taken

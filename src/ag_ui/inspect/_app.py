@@ -260,4 +260,4 @@ def create_inspector_app(inspector: Inspector) -> ASGIApp:
         Route(session_path + "/export", handler(export)),
         Mount("/assets", StaticFiles(directory=STATIC)),
     ]
-    return LocalGuard().wrap(_PageOnly(Starlette(routes=routes, lifespan=lifespan)))
+    return LocalGuard(settable=False).wrap(_PageOnly(Starlette(routes=routes, lifespan=lifespan)))

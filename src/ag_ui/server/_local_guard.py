@@ -49,6 +49,7 @@ _FIX = (
     "allowed_hosts (AgentEndpoint(allowed_hosts=[...]) or create_app(agent, allowed_hosts=[...]); "
     "agui demo/serve --allow-host; docs/server.md, 'Security')"
 )
+_TAP_FIX = "the tap answers its own origin only, whatever allowed_hosts says (agui inspect)"
 
 
 def _split_host(value: str) -> tuple[str, Optional[int]]:
@@ -91,7 +92,10 @@ def _origin(value: str) -> Optional[tuple[str, str, int]]:
 class LocalGuard:
     """Which ``Host`` names and which web origins may reach a server (module docstring)."""
 
-    def __init__(self, allowed_hosts: Iterable[str] = ()) -> None:
+    def __init__(self, allowed_hosts: Iterable[str] = (), *, settable: bool = True) -> None:
+        """``settable=False``: a server with no ``allowed_hosts`` to change (the inspector's
+        page), whose refusals say so instead of naming the option."""
+        self.settable = settable
         if isinstance(allowed_hosts, str):
             raise TypeError(
                 f"allowed_hosts takes a list of names or origins, got the string "
@@ -141,8 +145,8 @@ class LocalGuard:
                 403,
                 "host_not_allowed",
                 f"Host {host_header!r} is not allowed: this server answers loopback names only "
-                f"(a defence against DNS rebinding); to serve it under this name, add "
-                f"{host[0]!r} to {_FIX}",
+                "(a defence against DNS rebinding); "
+                + self._how("serve it under this name", host[0]),
                 details=[f"host: {host_header}"],
             )
         origin = headers.get(b"origin")
@@ -155,7 +159,7 @@ class LocalGuard:
                 403,
                 "cross_origin_request",
                 f"a request from another site (Sec-Fetch-Site: {site}) is not allowed; "
-                f"pages of another site need their origin in {_FIX}",
+                + (_TAP_FIX if same_origin_only else self._how("let such a page call it", None)),
                 details=[f"sec-fetch-site: {site}"],
             )
         return None
@@ -166,11 +170,11 @@ class LocalGuard:
         if self._origin_allowed(text, host, same_origin_only):
             return None
         if same_origin_only:
-            fix = "the tap answers its own origin only, whatever allowed_hosts says (agui inspect)"
+            fix = _TAP_FIX
         elif _origin(text) is None:
-            fix = f"a page without an origin of its own (sandboxed, file:) cannot be; see {_FIX}"
+            fix = "a page without an origin of its own (sandboxed, file:) cannot be allowed"
         else:
-            fix = f"to let that page call this server, add {text!r} to {_FIX}"
+            fix = self._how("let that page call this server", text)
         return RequestRejectedError(
             403,
             "cross_origin_request",
@@ -178,6 +182,13 @@ class LocalGuard:
             f"server; {fix}",
             details=[f"origin: {text}"],
         )
+
+    def _how(self, goal: str, entry: Optional[str]) -> str:
+        """The fix a refusal names: the entry (``None``: the page's origin) to allow."""
+        if not self.settable:
+            return "this server answers its own page only, at the address it printed"
+        what = "its origin" if entry is None else repr(entry)
+        return f"to {goal}, add {what} to {_FIX}"
 
     def wrap(self, app: ASGIApp, *, same_origin_only: bool = False) -> ASGIApp:
         """``app`` behind this guard: a refused HTTP request gets the JSON 403, before ``app``
