@@ -17,7 +17,7 @@ from typing import Optional
 
 from ag_ui.cli._thread_store import default_threads_url
 
-__all__ = ["add_exposure_arguments", "is_loopback_bind", "threads_to_keep"]
+__all__ = ["add_exposure_arguments", "allowed_hosts", "is_loopback_bind", "threads_to_keep"]
 
 
 def add_exposure_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +46,25 @@ def is_loopback_bind(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def allowed_hosts(args: argparse.Namespace, command: str) -> tuple[str, ...]:
+    """``--allow-host``, checked (a ``ValueError`` naming the bad entry), with a note on stderr
+    when the server is bound to be reached from elsewhere but answers loopback names only."""
+    from ag_ui.server._local_guard import LocalGuard
+
+    try:
+        allowed = LocalGuard(args.allow_host).allowed_hosts
+    except ValueError as exc:
+        raise ValueError(f"--allow-host: {exc}") from None
+    if not allowed and not is_loopback_bind(args.host):
+        print(
+            f"agui {command}: --host {args.host}: requests naming this machine by anything but "
+            "localhost or 127.0.0.1 get 403 (a DNS-rebinding defence); --allow-host NAME for "
+            "each name (or address) clients use",
+            file=sys.stderr,
+        )
+    return allowed
 
 
 def threads_to_keep(args: argparse.Namespace, command: str) -> Optional[str]:

@@ -26,7 +26,7 @@ import uuid
 from typing import Any, Optional
 
 from ag_ui.cli._arguments import non_negative_seconds, port
-from ag_ui.cli._exposure import add_exposure_arguments, is_loopback_bind, threads_to_keep
+from ag_ui.cli._exposure import add_exposure_arguments, allowed_hosts, threads_to_keep
 from ag_ui.cli._otel import add_otel_arguments, exporting
 from ag_ui.cli._thread_store import open_for_serving, thread_store_url
 from ag_ui.core._listen import listen
@@ -136,22 +136,10 @@ def _url(host: str, port: int) -> str:
 
 
 def _allowed_hosts(args: argparse.Namespace) -> tuple[str, ...]:
-    """``--allow-host``, checked (one line naming the bad entry), and a note when the server is
-    bound to be reached from elsewhere but answers loopback names only."""
-    from ag_ui.server._local_guard import LocalGuard
-
     try:
-        allowed = LocalGuard(args.allow_host).allowed_hosts
+        return allowed_hosts(args, "demo")
     except ValueError as exc:
-        raise SystemExit(f"agui demo: --allow-host: {exc}") from None
-    if not allowed and not is_loopback_bind(args.host):
-        print(
-            f"agui demo: --host {args.host}: requests naming this machine by anything but "
-            "localhost or 127.0.0.1 get 403 (DNS-rebinding defence); --allow-host NAME for "
-            "each name (or address) clients use",
-            file=sys.stderr,
-        )
-    return allowed
+        raise SystemExit(f"agui demo: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from ag_ui.cli._exposure import add_exposure_arguments, threads_to_keep
+from ag_ui.cli._exposure import add_exposure_arguments, allowed_hosts, threads_to_keep
 from ag_ui.cli._otel import add_otel_arguments, exporting
 from ag_ui.cli._thread_store import open_for_serving, thread_store_url
 from ag_ui.core._listen import agent_url, listen
@@ -193,7 +193,6 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from ag_ui.providers import ModelAgent, ProviderConfigError, provider_from_spec
-        from ag_ui.server._local_guard import LocalGuard
     except ImportError as exc:  # a missing extra: a failure (exit 1), as for the other commands
         hint = str(exc)
         if "pip install" not in hint:  # our own modules name their extra; a bare import does not
@@ -220,9 +219,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     url = agent_url(args.host, sock)
     try:
-        guard = LocalGuard(args.allow_host)
+        allowed = allowed_hosts(args, "serve")
     except ValueError as exc:
-        return _fail(f"--allow-host: {exc}")
+        return _fail(str(exc))
     threads = threads_to_keep(args, "serve")
     store = open_for_serving(threads, "serve") if threads is not None else None
     _configure_logging(args.debug)
@@ -233,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"Threads kept in {threads}: {url}/threads (agui threads list {url})")
     sys.stdout.flush()
     config = uvicorn.Config(
-        _app(agent, debug=args.debug, store=store, allowed_hosts=guard.allowed_hosts),
+        _app(agent, debug=args.debug, store=store, allowed_hosts=allowed),
         log_level="warning",
         timeout_graceful_shutdown=1,
     )
