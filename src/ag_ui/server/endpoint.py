@@ -234,9 +234,9 @@ class AgentEndpoint:
         self.body_timeout = body_timeout if body_timeout and body_timeout > 0 else None
         self.max_messages = max_messages
         self.access = AccessControl(authorize, principal)
+        """Who may call the endpoints and who owns a run (shared with the connect endpoint)."""
         self.guard = LocalGuard(allowed_hosts)
         """Which ``Host`` names and web origins may reach every endpoint but health."""
-        """Who may call the endpoints and who owns a run (shared with the connect endpoint)."""
         self.store = store
         self.public_thread_history = public_thread_history
         # By default a little under the store's own limit, so the run's RUN_ERROR is stored
