@@ -30,6 +30,7 @@ Requests made in process are not from a browser: the ``Host`` of ``ag_ui.testing
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable
 from typing import Optional
@@ -52,6 +53,7 @@ _FIX = (
 _TAP_FIX = "the tap answers its own origin only, whatever allowed_hosts says (agui inspect)"
 
 
+@functools.lru_cache(maxsize=256)  # a server is called by few names: parsed once each
 def _split_host(value: str) -> tuple[str, Optional[int]]:
     """``host[:port]`` (IPv6 in brackets) -> (lower-case host without brackets, port)."""
     value = value.strip().lower()
@@ -67,16 +69,20 @@ def _split_host(value: str) -> tuple[str, Optional[int]]:
     return host.rstrip("."), port
 
 
+_USUAL_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
 def is_loopback_host(host: str) -> bool:
     """``localhost``, an address in ``127.0.0.0/8`` or ``::1`` (no port, no brackets)."""
-    if host == "localhost":
-        return True
+    if host in _USUAL_LOOPBACK:
+        return True  # every request of a local server: no address parsing
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
 
+@functools.lru_cache(maxsize=256)  # a server sees few origins: parsed once each
 def _origin(value: str) -> Optional[tuple[str, str, int]]:
     """(scheme, host, port) of a serialized origin; ``None`` for ``null`` or anything else."""
     try:
