@@ -85,7 +85,7 @@ def status_kib(pid: int, field: str) -> int:
 async def post(port: int, body: bytes, headers: str = "") -> tuple[asyncio.StreamReader, Any]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     head = (
-        f"POST /agent HTTP/1.1\r\nHost: b\r\nContent-Type: application/json\r\n"
+        f"POST /agent HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n{headers}\r\n"
     )
     writer.write(head.encode() + body)
@@ -158,7 +158,9 @@ def run_server(mode: str, big: bytes, concurrent: int) -> dict[str, float]:
         for _ in range(200):  # wait until it answers
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.5) as probe:
-                    probe.sendall(b"GET /x HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n")
+                    probe.sendall(
+                        b"GET /x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                    )
                     if probe.recv(10):
                         break
             except OSError:

@@ -75,8 +75,8 @@ def sequence_app(*bodies: bytes, recorder: Recorder | None = None) -> Starlette:
 
 def asgi_agent(app: Starlette, **options: Any) -> HttpAgent:
     """An HttpAgent talking to ``app`` in process through httpx's ASGI transport."""
-    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://agent")
-    return HttpAgent("http://agent/agent", http_client=client, **options)
+    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost")
+    return HttpAgent("http://localhost/agent", http_client=client, **options)
 
 
 class LiveServer:

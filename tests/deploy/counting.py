@@ -18,6 +18,9 @@ BLOCK_SECONDS = 0.2
 ABANDONED_WITHIN = 3 * HEARTBEAT + 2 * BLOCK_SECONDS
 """Seconds after its worker's death within which a reader learns a run is abandoned."""
 
+ALLOWED_HOST = "agents.example.test"
+"""The name the deployment is reached by through the proxy (deploy_app's ``allowed_hosts``)."""
+
 
 def piece(i: int, size: int = 0) -> str:
     """The ``i``-th delta: its number, padded to ``size`` characters."""

@@ -10,6 +10,7 @@ import anyio
 import httpx
 import pytest
 
+from tests.deploy.counting import ALLOWED_HOST
 from tests.deploy.harness import Deployment
 from tests.deploy.streams import StreamResult, body, read_stream
 
@@ -41,6 +42,27 @@ async def test_health_through_the_proxy(deployed: Deployment) -> None:
     assert live.json() == {"status": "ok", "draining": False}
     assert ready.status_code == 200
     assert ready.json() == {"status": "ready", "draining": False, "runStore": "ok"}
+
+
+async def test_the_allowed_name_passes_the_proxy_and_a_rebinding_name_does_not(
+    deployed: Deployment,
+) -> None:
+    """nginx passes the client's Host on (``proxy_set_header Host $host``): the name in the
+    app's ``allowed_hosts`` is served, another name (what a DNS-rebinding page sends) is a 403
+    naming the option, and the health probe answers whatever name it uses."""
+    port = deployed.url.rsplit(":", 1)[1]
+    async with httpx.AsyncClient(timeout=10, headers={"host": ALLOWED_HOST}) as named:
+        served = await read_stream(named, f"{deployed.url}/agent", body("named", 1, 0))
+    async with httpx.AsyncClient(timeout=10) as client:
+        refused = await client.post(
+            f"{deployed.url}/agent", json={}, headers={"host": f"evil.example:{port}"}
+        )
+        probe = await client.get(f"{deployed.url}/agent/health", headers={"host": "10.0.0.7"})
+    served.check(1)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "host_not_allowed"
+    assert "allowed_hosts" in refused.json()["error"]["message"]
+    assert probe.status_code == 200
 
 
 CONCURRENT = 1000

@@ -164,7 +164,7 @@ def test_set_up_errors_name_the_fix() -> None:
         ModelAgent("gemini:pro")
     provider = OpenAIChat("m", base_url="http://127.0.0.1:1/v1", api_key="k")
     with pytest.raises(ProviderConfigError, match="give them to the provider"):
-        ModelAgent(provider, base_url="http://x")
+        ModelAgent(provider, base_url="http://localhost")
     with pytest.raises(ProviderConfigError, match="max_rounds"):
         ModelAgent(provider, max_rounds=0)
 

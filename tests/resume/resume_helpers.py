@@ -65,9 +65,9 @@ def in_process_agent(
     app: Starlette, cuts: list[Optional[int]], **options: Any
 ) -> tuple[HttpAgent, CuttingTransport]:
     transport = CuttingTransport(httpx.ASGITransport(app=app), cuts)
-    client = httpx.AsyncClient(transport=transport, base_url="http://agent")
+    client = httpx.AsyncClient(transport=transport, base_url="http://localhost")
     options.setdefault("reconnect", FAST)
-    agent = HttpAgent("http://agent/agent", http_client=client, thread_id="t1", **options)
+    agent = HttpAgent("http://localhost/agent", http_client=client, thread_id="t1", **options)
     return agent, transport
 
 

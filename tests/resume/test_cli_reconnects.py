@@ -27,7 +27,7 @@ async def run_cut(output: str, cuts: list[int | None]) -> str:
     async with lifespan(app), httpx.AsyncClient(transport=transport) as http:
         with anyio.fail_after(10):
             code = await run_client(
-                "http://agent/agent", message="hi", output=output, stream=out, http_client=http
+                "http://localhost/agent", message="hi", output=output, stream=out, http_client=http
             )
     assert code == 0
     return out.getvalue()
@@ -71,7 +71,7 @@ async def test_text_output_says_when_a_refused_run_is_sent_again() -> None:
     async with lifespan(app), httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
         with anyio.fail_after(10):
             code = await run_client(
-                "http://agent/agent", message="hi", output="text", stream=out, http_client=http
+                "http://localhost/agent", message="hi", output="text", stream=out, http_client=http
             )
     assert code == 0
     lines = out.getvalue().splitlines()

@@ -69,7 +69,7 @@ async def test_connect_agent_attaches_to_a_run_by_key_last_id_or_thread() -> Non
 
 async def _post(app: Any) -> httpx.Response:
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://agent") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
         return await http.post("/agent", json={"threadId": "t1", "runId": "r1", "messages": []})
 
 

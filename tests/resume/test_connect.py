@@ -54,7 +54,7 @@ class Server:
         self.store = options.setdefault("store", InMemoryRunStore())
         self.app = create_app(hello, **options)
         transport = httpx.ASGITransport(app=self.app)
-        self.http = httpx.AsyncClient(transport=transport, base_url="http://agent")
+        self.http = httpx.AsyncClient(transport=transport, base_url="http://localhost")
 
     async def run(self, run_id: str = "r1", **kwargs: Any) -> httpx.Response:
         with anyio.fail_after(10):

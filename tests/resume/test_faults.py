@@ -33,7 +33,7 @@ BODY = {"threadId": "t1", "runId": "r1", "messages": []}
 
 
 def client(app: Any) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://agent")
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost")
 
 
 class Gate:
@@ -185,7 +185,7 @@ async def test_redis_lost_mid_run_ends_the_run_with_run_error(
     try:
         with anyio.fail_after(30):  # shutdown ends the run's task, which retries its end
             async with lifespan(app), client(app) as http:
-                agent = HttpAgent("http://agent/agent", http_client=http, reconnect=FAST)
+                agent = HttpAgent("http://localhost/agent", http_client=http, reconnect=FAST)
                 async with anyio.create_task_group() as group:
 
                     async def kill_redis() -> None:

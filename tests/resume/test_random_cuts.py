@@ -73,7 +73,7 @@ async def test_fifty_runs_cut_in_process_see_every_event_once() -> None:
 
 async def _post(app: Any) -> httpx.Response:
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://agent") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         body = {"threadId": "t1", "runId": "r1", "messages": []}
         return await client.post("/agent", json=body)
 

@@ -228,7 +228,7 @@ async def test_guarantees_hold_over_http() -> None:
 
     app = create_app(agent)
     async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://test"
+        transport=httpx.ASGITransport(app=app), base_url="http://localhost"
     ) as http:
         # A current client: an undeclared one gets the downgraded stream, declared "1.0".
         response = await http.post("/agent", json=run_body(protocolVersion="1.1"))

@@ -96,7 +96,7 @@ async def test_draining_fails_readiness_and_refuses_new_runs() -> None:
     endpoint = AgentEndpoint(slow, store=InMemoryRunStore())
     app = Starlette(routes=endpoint.routes("/agent"), lifespan=endpoint.lifespan)
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         async with endpoint.lifespan():
             assert not endpoint.draining
         assert endpoint.draining

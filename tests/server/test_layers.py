@@ -28,6 +28,7 @@ LAYERS: dict[str, list[set[str]]] = {
             "_health",
             "_tap",
             "_sliced_parse",
+            "_local_guard",
         },
         # 4. detached runs: the store writer, the frames of a stored run, the run tasks
         {"_store_writer", "_replay", "_run_end", "_detached"},

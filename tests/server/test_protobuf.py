@@ -34,7 +34,7 @@ async def test_accept_negotiation(accept: str | None, content_type: str) -> None
     headers = {"accept": accept} if accept else {}
     app = create_app(hello, keepalive=0.001)
     async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://test"
+        transport=httpx.ASGITransport(app=app), base_url="http://localhost"
     ) as http:
         response = await http.post("/agent", json=run_body(), headers=headers)
     assert response.headers["content-type"] == content_type

@@ -27,7 +27,7 @@ async def hello(run_input: Any, ctx: RunContext) -> None:
 
 
 def client(app: Any) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost")
 
 
 async def assert_still_serving(http: httpx.AsyncClient) -> None:

@@ -53,7 +53,7 @@ def raw_exchange(url: str, head: bytes, send_body: Any, timeout: float = 10.0) -
 
 def post_head(content_length: int) -> bytes:
     return (
-        b"POST /agent HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        b"POST /agent HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
         b"Content-Length: " + str(content_length).encode() + b"\r\n\r\n"
     )
 

@@ -135,7 +135,7 @@ async def test_detached_runs_are_tapped_without_their_resume_keys() -> None:
 async def test_only_loopback_clients_may_watch_a_tap_without_a_token() -> None:
     app = create_demo_app(tap=True)
     remote = httpx.ASGITransport(app=app, client=("10.20.30.40", 5555))
-    async with httpx.AsyncClient(transport=remote, base_url="http://agent") as client:
+    async with httpx.AsyncClient(transport=remote, base_url="http://localhost") as client:
         response = await client.get("/agent/tap")
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "forbidden"
@@ -145,7 +145,7 @@ async def test_only_loopback_clients_may_watch_a_tap_without_a_token() -> None:
 async def test_a_tap_with_a_token_wants_it_from_everyone() -> None:
     app = create_demo_app(tap=Tap(token=TOKEN))
     remote = httpx.ASGITransport(app=app, client=("10.20.30.40", 5555))
-    async with httpx.AsyncClient(transport=remote, base_url="http://agent") as client:
+    async with httpx.AsyncClient(transport=remote, base_url="http://localhost") as client:
         assert (await client.get("/agent/tap")).status_code == 401
         wrong = {"authorization": "Bearer wrong-token-0123456789"}
         assert (await client.get("/agent/tap", headers=wrong)).status_code == 401
@@ -172,7 +172,7 @@ async def test_the_endpoints_authorize_hook_guards_the_tap_too() -> None:
 
     app = create_demo_app(tap=True, authorize=authorize)
     local = httpx.ASGITransport(app=app, client=("127.0.0.1", 5555))
-    async with httpx.AsyncClient(transport=local, base_url="http://agent") as client:
+    async with httpx.AsyncClient(transport=local, base_url="http://localhost") as client:
         assert (await client.get("/agent/tap")).status_code == 401
 
 

@@ -157,7 +157,7 @@ async def test_guard_is_on_by_default_over_http_and_can_be_turned_off() -> None:
     ):
         app = create_app(agent, **options)
         async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://test"
+            transport=httpx.ASGITransport(app=app), base_url="http://localhost"
         ) as http:
             response = await http.post("/agent", json=run_body())
         assert [e["type"] for e in sse_events(response.text)] == expected

@@ -26,9 +26,12 @@ CHROMIUM_FLAGS = [
 
 
 @contextmanager
-def chromium_context(profile: Path, **options: Any) -> Iterator[Any]:
+def chromium_context(
+    profile: Path, *, extra_args: tuple[str, ...] = (), **options: Any
+) -> Iterator[Any]:
     """A headless Chromium with its profile in ``profile`` (a 1400x860 page unless ``options``
-    say otherwise), closed on exit; a missing Chromium fails the test, naming the package."""
+    say otherwise), closed on exit; a missing Chromium fails the test, naming the package.
+    ``extra_args``: more command-line flags (``--host-resolver-rules=MAP name 127.0.0.1``)."""
     from playwright.sync_api import sync_playwright
 
     if shutil.which(CHROMIUM) is None:
@@ -36,7 +39,11 @@ def chromium_context(profile: Path, **options: Any) -> Iterator[Any]:
     options.setdefault("viewport", {"width": 1400, "height": 860})
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True, **options
+            str(profile),
+            executable_path=CHROMIUM,
+            args=[*CHROMIUM_FLAGS, *extra_args],
+            headless=True,
+            **options,
         )
         try:
             yield context

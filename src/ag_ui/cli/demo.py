@@ -26,8 +26,9 @@ import uuid
 from typing import Any, Optional
 
 from ag_ui.cli._arguments import non_negative_seconds, port
+from ag_ui.cli._exposure import add_exposure_arguments, allowed_hosts, threads_to_keep
 from ag_ui.cli._otel import add_otel_arguments, exporting
-from ag_ui.cli._thread_store import default_threads_url, open_for_serving, thread_store_url
+from ag_ui.cli._thread_store import open_for_serving, thread_store_url
 from ag_ui.core._listen import listen
 
 DEFAULT_MESSAGE = "What's the weather in Paris?"
@@ -67,7 +68,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="URL",
         help="where conversations are kept (default: threads.db in $AGUI_DATA_DIR, else "
-        "~/.local/share/agui); a reload restores them",
+        "~/.local/share/agui); a reload restores them; on a --host other than loopback only "
+        "with --public-threads",
     )
     parser.add_argument(
         "--no-threads", action="store_true", help="keep no conversations (a run lives and dies)"
@@ -104,6 +106,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="URL",
         help="with --dojo --model: an OpenAI-compatible server (http://127.0.0.1:4010/v1)",
     )
+    add_exposure_arguments(parser)
     add_otel_arguments(parser)
     parser.set_defaults(func=run, extra="server")
 
@@ -132,6 +135,13 @@ def _url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/agent"
 
 
+def _allowed_hosts(args: argparse.Namespace) -> tuple[str, ...]:
+    try:
+        return allowed_hosts(args, "demo")
+    except ValueError as exc:
+        raise SystemExit(f"agui demo: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     uvicorn, create_demo_app = _require_server_extra()
     if args.dojo:
@@ -153,12 +163,13 @@ def run(args: argparse.Namespace) -> int:
     url = _url(args.host, port)
     delay = 0.03 if args.delay is None else args.delay
     _quiet_server_log()  # "crash" fails on purpose: one log line, not a traceback
-    threads = None if args.no_threads else (args.threads or default_threads_url())
+    allowed_hosts = _allowed_hosts(args)
+    threads = threads_to_keep(args, "demo")
     options = _thread_options(threads)
     if not options:
         threads = None  # none asked for, or the store could not be opened (said above)
     config = uvicorn.Config(
-        create_demo_app(delay=delay, **options),
+        create_demo_app(delay=delay, allowed_hosts=allowed_hosts, **options),
         log_level="warning",
         lifespan="off",
         timeout_graceful_shutdown=1,
@@ -191,11 +202,14 @@ def _serve_dojo(args: argparse.Namespace, uvicorn: Any) -> int:
     from ag_ui.core.errors import ProviderConfigError
     from ag_ui.demo import DOJO_FEATURES, create_dojo_app
 
+    allowed_hosts = _allowed_hosts(args)
     sock = _bind(args.host, args.port)
     shown = _url(args.host, sock.getsockname()[1]).removesuffix("/agent")
     delay = 0.1 if args.delay is None else args.delay
     try:
-        app = create_dojo_app(delay=delay, model=args.model, base_url=args.base_url)
+        app = create_dojo_app(
+            delay=delay, model=args.model, base_url=args.base_url, allowed_hosts=allowed_hosts
+        )
     except (ProviderConfigError, ImportError) as exc:
         raise SystemExit(f"agui demo: --model {args.model}: {exc}") from None
     mode = "scripted" if args.model is None else f"model {args.model}"

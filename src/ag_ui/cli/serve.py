@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from ag_ui.cli._exposure import add_exposure_arguments, allowed_hosts, threads_to_keep
 from ag_ui.cli._otel import add_otel_arguments, exporting
-from ag_ui.cli._thread_store import default_threads_url, open_for_serving, thread_store_url
+from ag_ui.cli._thread_store import open_for_serving, thread_store_url
 from ag_ui.core._listen import agent_url, listen
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def register(subparsers: Any) -> None:
         metavar="URL",
         help="where conversations are kept (default: threads.db in $AGUI_DATA_DIR, else "
         "~/.local/share/agui; docs/threads.md); without authentication they are anyone's who "
-        "can reach the server",
+        "can reach the server, so on a --host other than loopback only with --public-threads",
     )
     parser.add_argument(
         "--no-threads", action="store_true", help="keep no conversations (a run lives and dies)"
@@ -104,6 +105,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="put provider and exception details in RUN_ERROR messages (never in production)",
     )
+    add_exposure_arguments(parser)
     add_otel_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -150,7 +152,13 @@ def _system_prompt(text: Optional[str]) -> Optional[str]:
         raise ValueError(f"cannot read the system prompt from {path}: {exc.strerror}") from None
 
 
-def _app(agent: Any, *, debug: bool, store: Optional[ThreadStore] = None) -> Any:
+def _app(
+    agent: Any,
+    *,
+    debug: bool,
+    store: Optional[ThreadStore] = None,
+    allowed_hosts: Sequence[str] = (),
+) -> Any:
     """The endpoint at ``/agent`` (and its capabilities; with a thread store, the threads
     endpoints); shutting down closes the provider client's connections and the thread store."""
     from starlette.applications import Starlette
@@ -164,6 +172,7 @@ def _app(agent: Any, *, debug: bool, store: Optional[ThreadStore] = None) -> Any
         threads=store,
         # No authentication here: the caller is anonymous, so its threads are served to it.
         public_thread_history=store is not None,
+        allowed_hosts=allowed_hosts,
     )
 
     @asynccontextmanager
@@ -177,17 +186,6 @@ def _app(agent: Any, *, debug: bool, store: Optional[ThreadStore] = None) -> Any
                     await store.aclose()
 
     return Starlette(routes=endpoint.routes("/agent"), lifespan=lifespan)
-
-
-def _loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -220,7 +218,11 @@ def run(args: argparse.Namespace) -> int:
     except (ProviderConfigError, ValueError) as exc:
         return _fail(str(exc))
     url = agent_url(args.host, sock)
-    threads = None if args.no_threads else (args.threads or default_threads_url())
+    try:
+        allowed = allowed_hosts(args, "serve")
+    except ValueError as exc:
+        return _fail(str(exc))
+    threads = threads_to_keep(args, "serve")
     store = open_for_serving(threads, "serve") if threads is not None else None
     _configure_logging(args.debug)
     print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
@@ -228,16 +230,9 @@ def run(args: argparse.Namespace) -> int:
     print(f'Try:  agui run {url} -m "Hello!"')
     if store is not None:
         print(f"Threads kept in {threads}: {url}/threads (agui threads list {url})")
-        if not _loopback(args.host):
-            print(
-                f"agui serve: warning: {args.host} is not a loopback address, and without "
-                "authentication every conversation is listed to anyone who reaches it; "
-                "--no-threads, or serve it from your own app with an authorize hook",
-                file=sys.stderr,
-            )
     sys.stdout.flush()
     config = uvicorn.Config(
-        _app(agent, debug=args.debug, store=store),
+        _app(agent, debug=args.debug, store=store, allowed_hosts=allowed),
         log_level="warning",
         timeout_graceful_shutdown=1,
     )

@@ -11,6 +11,7 @@ from ag_ui.core.errors import AGUIValidationError
 
 __all__ = [
     "AGUI_MEDIA_TYPE",
+    "IN_PROCESS_EXTENSION",
     "MAX_SAFE_INTEGER",
     "SSE_MEDIA_TYPE",
     "event_type_name",
@@ -22,6 +23,11 @@ AGUI_MEDIA_TYPE = "application/vnd.ag-ui.event+proto"
 
 SSE_MEDIA_TYPE = "text/event-stream"
 """Server-Sent Events: each event one ``data:`` line of compact JSON."""
+
+IN_PROCESS_EXTENSION = "ag_ui.in_process"
+"""The ASGI scope extension an in-process test transport (``ag_ui.testing``) sets: no browser
+sends such a request, so the server's ``Host`` check (``server/_local_guard.py``) skips it. No
+server puts it in the scope of a request from a socket."""
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest integer a JavaScript peer reads exactly (``Number.MAX_SAFE_INTEGER``); the

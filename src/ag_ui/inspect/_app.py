@@ -1,8 +1,9 @@
 """The inspector's page server: the page, its assets, and a small JSON + SSE API.
 
-Only the local page talks to it: requests must name the server itself in ``Host`` (so another
-site cannot reach it through DNS rebinding) and every POST must carry ``X-AGUI-Inspector: 1``
-(a header a cross-site form cannot send). The page follows one session at a time over
+Only the local page talks to it: the agent endpoint's ``LocalGuard`` (``server/_local_guard``)
+refuses a ``Host`` that is not a loopback name (DNS rebinding) and requests from other sites'
+pages (``Origin``, ``Sec-Fetch-Site``), and every POST must carry ``X-AGUI-Inspector: 1`` (a
+header a cross-site form cannot send). The page follows one session at a time over
 ``GET /api/stream?session=ID``, an SSE stream of JSON messages: ``sessions`` (the list),
 ``reset`` then ``rows`` batches (the timeline), ``conversation``, ``timing``, ``findings`` and
 ``summary``; bursts are coalesced, so 50,000 events arrive as a few large batches.
@@ -32,6 +33,7 @@ from ag_ui.inspect._live import TurnOptions
 from ag_ui.inspect._player import SPEEDS
 from ag_ui.inspect._rows import CATEGORIES
 from ag_ui.inspect._session import Session
+from ag_ui.server._local_guard import LocalGuard
 
 __all__ = ["STATIC", "create_inspector_app"]
 
@@ -120,22 +122,17 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-class _LocalOnly:
-    """Refuses requests whose Host is not this server, and POSTs without the page's header."""
+class _PageOnly:
+    """Refuses POSTs without the page's header (a cross-site form cannot send one); the
+    ``LocalGuard`` in front of it refuses foreign ``Host`` names and other sites' pages."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and scope["method"] == "POST":
             headers = dict(scope.get("headers") or [])
-            host = headers.get(b"host", b"").decode("latin-1").rsplit(":", 1)[0].strip("[]")
-            if host not in ("127.0.0.1", "localhost", "::1"):
-                await _error(403, "the inspector answers only its own page (Host)")(
-                    scope, receive, send
-                )
-                return
-            if scope["method"] == "POST" and headers.get(b"x-agui-inspector") != b"1":
+            if headers.get(b"x-agui-inspector") != b"1":
                 await _error(403, "missing X-AGUI-Inspector header")(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -263,4 +260,4 @@ def create_inspector_app(inspector: Inspector) -> ASGIApp:
         Route(session_path + "/export", handler(export)),
         Mount("/assets", StaticFiles(directory=STATIC)),
     ]
-    return _LocalOnly(Starlette(routes=routes, lifespan=lifespan))
+    return LocalGuard(settable=False).wrap(_PageOnly(Starlette(routes=routes, lifespan=lifespan)))

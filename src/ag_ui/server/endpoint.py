@@ -17,7 +17,7 @@ import functools
 import inspect
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
@@ -51,6 +51,7 @@ from ag_ui.server._failures import (
 )
 from ag_ui.server._guard import RunGuard
 from ag_ui.server._health import DEFAULT_READY_TIMEOUT, HealthEndpoint, Ping
+from ag_ui.server._local_guard import LocalGuard
 from ag_ui.server._release import release
 from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, live_frames
 from ag_ui.server._request import (
@@ -110,6 +111,7 @@ class EndpointOptions(TypedDict, total=False):
     threads: Optional[ThreadStore]
     shutdown_grace: float
     ready_timeout: float
+    allowed_hosts: Sequence[str]
 
 
 async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
@@ -185,6 +187,12 @@ class AgentEndpoint:
       detached runs get 503 and readiness fails.
     * ``ready_timeout`` (default 0.5): seconds each store has to answer ``GET
       <path>/health/ready`` (``GET <path>/health`` is liveness; docs/deploy.md).
+    * ``allowed_hosts`` (default: loopback names only): every endpoint but health refuses, with
+      403, a ``Host`` that is not ``localhost``, ``127.0.0.0/8`` or ``[::1]`` (DNS rebinding)
+      and a request from another site's page (``Origin``, ``Sec-Fetch-Site``), unless listed
+      here: names (``"agent.example.com"``, ``"*.example.com"``), origins
+      (``"https://app.example.com"``), or ``"*"`` for no guard; the tap never answers another
+      origin (docs/server.md, "Security").
     """
 
     def __init__(
@@ -209,6 +217,7 @@ class AgentEndpoint:
         threads: Optional[ThreadStore] = None,
         shutdown_grace: float = 0.0,
         ready_timeout: float = DEFAULT_READY_TIMEOUT,
+        allowed_hosts: Sequence[str] = (),
     ) -> None:
         if shutdown_grace < 0:
             raise ValueError(f"shutdown_grace must be 0 or more seconds, got {shutdown_grace!r}")
@@ -226,6 +235,8 @@ class AgentEndpoint:
         self.max_messages = max_messages
         self.access = AccessControl(authorize, principal)
         """Who may call the endpoints and who owns a run (shared with the connect endpoint)."""
+        self.guard = LocalGuard(allowed_hosts)
+        """Which ``Host`` names and web origins may reach every endpoint but health."""
         self.store = store
         self.public_thread_history = public_thread_history
         # By default a little under the store's own limit, so the run's RUN_ERROR is stored
@@ -286,19 +297,22 @@ class AgentEndpoint:
         same (``_routing``).
         """
         base = path.rstrip("/")
-        routes: list[BaseRoute] = [Route(path, self)]
+        guarded = self.guard.wrap
+        routes: list[BaseRoute] = [Route(path, self)]  # guarded in __call__
         routes.append(Route(base + "/health", self.health_endpoint))
         routes.append(Route(base + "/health/ready", self.health_endpoint))
         if self.capabilities is not None:
-            routes.append(Route(base + "/capabilities", self.capabilities_endpoint))
+            routes.append(Route(base + "/capabilities", guarded(self.capabilities_endpoint)))
         if self.store is not None or self.threads is not None:
-            routes.append(Route(base + "/connect", self.connect_endpoint))
+            routes.append(Route(base + "/connect", guarded(self.connect_endpoint)))
         if self.threads is not None:
-            routes.append(Route(base + "/threads", self.threads_endpoint))
-            routes.append(Route(base + "/threads/{thread_id:path}", self.threads_endpoint))
+            threads = guarded(self.threads_endpoint)
+            routes.append(Route(base + "/threads", threads))
+            routes.append(Route(base + "/threads/{thread_id:path}", threads))
         if self.tap is not None:
             self._announce_tap(base + "/tap")
-            routes.append(Route(base + "/tap", self.tap.endpoint(self.access.authorize)))
+            tap = self.tap.endpoint(self.access.authorize)
+            routes.append(Route(base + "/tap", guarded(tap, same_origin_only=True)))
         return routes
 
     @asynccontextmanager
@@ -371,6 +385,11 @@ class AgentEndpoint:
         if scope["type"] != "http":
             raise RuntimeError(f"AgentEndpoint serves HTTP only, got a {scope['type']!r} scope")
         name = sub_resource(scope)
+        if name != "health":  # the loopback guard (docs/server.md, "Security"); probes pass
+            refusal = self.guard.refusal(scope, same_origin_only=name == "tap")
+            if refusal is not None:
+                await send_error(send, refusal)
+                return
         if name is None:
             await self._serve_run(scope, receive, send)
         else:

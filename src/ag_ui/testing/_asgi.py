@@ -23,6 +23,8 @@ import httpx
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from ag_ui.core._wire import IN_PROCESS_EXTENSION
+
 __all__ = ["ASGIApp", "ASGIStreamTransport", "Lifespan"]
 
 ASGIApp = Callable[..., Any]
@@ -178,6 +180,8 @@ class _Exchange:
             "client": self.transport.client,
             "root_path": self.transport.root_path,
             "state": dict(self.transport._state),
+            # In process: no browser sends this request (the server's Host check skips it).
+            "extensions": {IN_PROCESS_EXTENSION: {}},
         }
 
     def disconnect(self) -> None:
