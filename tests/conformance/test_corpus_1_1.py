@@ -31,7 +31,7 @@ from ag_ui.cli import main as agui
 from ag_ui.client import HttpAgent
 from ag_ui.core._surrogates import wire_json
 from ag_ui.core.errors import RunError
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.verify._versions import parse_version
 from tests.conformance.corpus import (
     CorpusServer,
@@ -68,11 +68,11 @@ KNOWN_DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {
 }
 """(fixture, lane) -> (the expectation keys that differ, why). Kept in step with docs/verify.md."""
 
-_SPEAKS_1_1 = parse_version(PROTOCOL_VERSION) >= (1, 1, 0)
+_SPEAKS_1_1 = parse_version(SPOKEN_PROTOCOL_VERSION) >= (1, 1, 0)
 
 
 def version_gap(fixture: Fixture) -> frozenset[str]:
-    """Keys that differ only while ``PROTOCOL_VERSION`` is older than the corpus's 1.1 (a
+    """Keys that differ only while ``SPOKEN_PROTOCOL_VERSION`` is older than the corpus's 1.1 (a
     producer declaring 1.1 is then newer and warned about, and the run input declares the
     older version); empty once this SDK speaks 1.1."""
     if _SPEAKS_1_1:
@@ -83,7 +83,7 @@ def version_gap(fixture: Fixture) -> frozenset[str]:
         if isinstance(event, dict) and event.get("type") == "RUN_STARTED"
     }
     keys = set()
-    if declared - {None, PROTOCOL_VERSION}:
+    if declared - {None, SPOKEN_PROTOCOL_VERSION}:
         keys |= {"noWarnings", "warnings"} & set(fixture.expect)
     if "protocolVersion" in (fixture.expect.get("request") or {}):
         keys.add("request")
