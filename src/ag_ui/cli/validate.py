@@ -68,14 +68,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=None,
         metavar="N",
-        help="stop reading a response past this many bytes (default 16777216, 16 MiB)",
+        help="stop reading a response past this many bytes (default 4194304, 4 MiB)",
     )
     parser.add_argument(
         "--max-events",
         type=int,
         default=None,
         metavar="N",
-        help="stop reading a stream past this many events (default 20000)",
+        help="stop reading a stream past this many events (default 5000)",
     )
     parser.add_argument(
         "--strict-draft",

@@ -17,7 +17,10 @@ from typing import Optional
 
 import anyio
 
-__all__ = ["BodyReader", "Broken", "ReadBounds"]
+from ag_ui.apply import AgentState
+from ag_ui.testing.result import RunResult
+
+__all__ = ["BodyReader", "Broken", "ReadBounds", "no_answer", "release_cut_response"]
 
 
 @dataclass(frozen=True)
@@ -131,3 +134,19 @@ class BodyReader:
                 where = f"at its end (byte {offset}): the last UTF-8 sequence is cut short"
             self.broken = Broken("wire.utf8", f"the stream is not UTF-8 {where}")
             self._utf8 = None
+
+
+_RELEASED_AT = frozenset({"wire.too-large", "wire.endless"})
+_KEPT_EVENTS = 100
+_KEPT_BYTES = 64 * 1024
+
+
+def release_cut_response(result: RunResult, broken: Broken) -> None:
+    """A response cut at a size or time bound is graded; then only its first events are kept
+    (its findings say what happened), so that a session of many such responses stays small."""
+    if broken.rule not in _RELEASED_AT:
+        return
+    del result.events[_KEPT_EVENTS:], result.times[_KEPT_EVENTS:]
+    del result.sse_ids[_KEPT_EVENTS:]
+    result.body = result.body[:_KEPT_BYTES]
+    result.agent_state = AgentState()

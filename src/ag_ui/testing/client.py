@@ -31,7 +31,7 @@ from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.errors import TransportError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.testing._asgi import ASGIApp, ASGIStreamTransport, Lifespan
-from ag_ui.testing._bounds import BodyReader, ReadBounds, no_answer
+from ag_ui.testing._bounds import BodyReader, ReadBounds, no_answer, release_cut_response
 from ag_ui.testing._decoding import StreamDecoder, Undecodable, is_event_stream
 from ag_ui.testing._fault_plan import Fault
 from ag_ui.testing.conversation import Conversation
@@ -412,7 +412,10 @@ class AgentClient:
                     exc,
                 )
         result.body = bytes(raw)
-        return self._finish(result, grader)
+        self._finish(result, grader)
+        if reader.broken is not None:
+            release_cut_response(result, reader.broken)
+        return result
 
     def _finish(self, result: RunResult, grader: StreamGrader) -> RunResult:
         result.verification = grader.finish()

@@ -43,9 +43,9 @@ __all__ = [
 DEFAULT_MESSAGE = "Hello! Please answer with a short greeting."
 DEFAULT_MAX_SECONDS = 120.0
 """The longest one response may take, request to end (``wire.endless`` past it)."""
-DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 """The most body bytes read from one response (``wire.too-large`` past it)."""
-DEFAULT_MAX_EVENTS = 20_000
+DEFAULT_MAX_EVENTS = 5_000
 """The most events kept from one stream (``wire.too-large`` past it); with the byte bound,
 what keeps a session's memory bounded whatever an endpoint sends."""
 
