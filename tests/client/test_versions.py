@@ -28,6 +28,7 @@ from ag_ui.client.versions import (
 )
 from ag_ui.core import PROTOCOL_VERSION, RunAgentInput
 from ag_ui.core.decoding import AnyEvent, parse_event
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from tests.client.client_helpers import Recorder, asgi_agent, run_frames, static_app
 
 pytestmark = pytest.mark.anyio
@@ -113,7 +114,7 @@ def _comparable(theirs: dict[str, Any]) -> dict[str, Any]:
     # @ag-ui/client 1.0.0 declares the protocol it speaks, "1.0"; this client speaks 1.1.
     if "protocolVersion" in input:
         assert input["protocolVersion"] == "1.0"
-        input["protocolVersion"] = PROTOCOL_VERSION
+        input["protocolVersion"] = SPOKEN_PROTOCOL_VERSION
     assert theirs["error"] is None
     return {
         "input": input,
@@ -136,9 +137,11 @@ async def test_producer_declarations_warn_like_the_typescript_client() -> None:
     # The one difference: this client speaks 1.1, so a "1.1" producer is its own version
     # (quiet), where the 1.0 TypeScript client calls it newer.
     pairs = zip(DECLARATIONS, expected, strict=True)
-    ours_expected = [[] if declared == PROTOCOL_VERSION else w for declared, w in pairs]
+    ours_expected = [[] if declared == SPOKEN_PROTOCOL_VERSION else w for declared, w in pairs]
     assert [(await ours(case))["warnings"] for case in cases] == ours_expected
-    assert PROTOCOL_VERSION == "1.1"
+    assert SPOKEN_PROTOCOL_VERSION == "1.1"
+    # The drop-in value frameworks declare stays the official package's.
+    assert PROTOCOL_VERSION == "1.0"
     # The table itself, so a change on either side is visible here.
     assert dict(zip(DECLARATIONS, expected, strict=True)) == {
         "1.0": [],

@@ -31,7 +31,8 @@ from ag_ui.cli import main as agui
 from ag_ui.client import HttpAgent
 from ag_ui.core._surrogates import wire_json
 from ag_ui.core.errors import RunError
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.events import RunErrorEvent
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.verify._versions import parse_version
 from tests.conformance.corpus import (
     CorpusServer,
@@ -59,20 +60,14 @@ KNOWN_DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {
         frozenset({"errorContains"}),
         "as on the client lane: refused for the role, in this SDK's words rather than zod's",
     ),
-    ("run-error-then-new-run-continues", CLIENT): (
-        frozenset({"eventTypes", "eventPaths", "messageCount", "messages"}),
-        "HttpAgent ends a run at RUN_ERROR and raises RunError (after the subscribers saw the "
-        "event): one run() is one run, so a second RUN_STARTED in the same response is not "
-        "read; EventPipeline and agui verify do continue into it",
-    ),
 }
 """(fixture, lane) -> (the expectation keys that differ, why). Kept in step with docs/verify.md."""
 
-_SPEAKS_1_1 = parse_version(PROTOCOL_VERSION) >= (1, 1, 0)
+_SPEAKS_1_1 = parse_version(SPOKEN_PROTOCOL_VERSION) >= (1, 1, 0)
 
 
 def version_gap(fixture: Fixture) -> frozenset[str]:
-    """Keys that differ only while ``PROTOCOL_VERSION`` is older than the corpus's 1.1 (a
+    """Keys that differ only while ``SPOKEN_PROTOCOL_VERSION`` is older than the corpus's 1.1 (a
     producer declaring 1.1 is then newer and warned about, and the run input declares the
     older version); empty once this SDK speaks 1.1."""
     if _SPEAKS_1_1:
@@ -83,7 +78,7 @@ def version_gap(fixture: Fixture) -> frozenset[str]:
         if isinstance(event, dict) and event.get("type") == "RUN_STARTED"
     }
     keys = set()
-    if declared - {None, PROTOCOL_VERSION}:
+    if declared - {None, SPOKEN_PROTOCOL_VERSION}:
         keys |= {"noWarnings", "warnings"} & set(fixture.expect)
     if "protocolVersion" in (fixture.expect.get("request") or {}):
         keys.add("request")
@@ -119,8 +114,13 @@ async def observe_client(fixture: Fixture, server: CorpusServer) -> Observed:
             async with agent.stream() as events:
                 async for event in events:
                     seen.events.append(json.loads(wire_json(event)))
+                    if isinstance(event, RunErrorEvent):
+                        # Reported as it arrives (TypeScript's onRunErrorEvent): a later run in
+                        # the same response may still finish, and then nothing is raised.
+                        seen.run_error = event.message
         except RunError as exc:
-            # The run reported its own failure: delivered as an event, not a rejection.
+            # The last run reported its own failure: delivered as an event, not a rejection
+            # (the RUN_ERROR event above already recorded it).
             seen.run_error = exc.message
         except Exception as exc:  # the client rejected the stream
             seen.outcome, seen.error = "failed", str(exc)

@@ -23,6 +23,9 @@ def out(value): print(json.dumps(value))
 """
 
 SAME = {
+    # What frameworks put in RUN_STARTED.protocolVersion: the released official package's value
+    # until it moves (this SDK's own server speaks ag_ui.core.version.SPOKEN_PROTOCOL_VERSION).
+    "PROTOCOL_VERSION": "out(PROTOCOL_VERSION)",
     "text start without role": "out(TextMessageStartEvent(message_id='m').model_dump_json(by_alias=True))",
     "text start role=None": "out(TextMessageStartEvent(message_id='m', role=None).model_dump_json(by_alias=True))",
     "text start role given": "out(TextMessageStartEvent(message_id='m', role='user').model_dump_json(by_alias=True))",

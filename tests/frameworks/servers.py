@@ -19,7 +19,10 @@ APPS = Path(__file__).resolve().parent / "apps"
 APP_MODULES = {
     "pydantic-ai": "pydantic_ai_app.py",
     "langgraph": "langgraph_app.py",
+    "starlette": "starlette_app.py",  # a plain endpoint, as framework integrations write them
 }
+# Apps without a framework of their own run in a framework's venv (which has Starlette).
+APP_VENVS = {"starlette": "pydantic-ai"}
 START_TIMEOUT = 60.0
 
 
@@ -27,7 +30,7 @@ class FrameworkServer:
     def __init__(self, name: str, sdk: Sdk = "ours") -> None:
         if name not in APP_MODULES:
             raise ValueError(f"no app for {name!r}; apps: {', '.join(APP_MODULES)}")
-        python = framework_venv(name, sdk)
+        python = framework_venv(APP_VENVS.get(name, name), sdk)
         self.name, self.sdk = name, sdk
         # A file, not a pipe: a chatty app never blocks on a full pipe nobody reads.
         self._log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed in stop()

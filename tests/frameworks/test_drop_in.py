@@ -26,7 +26,6 @@ from tests.frameworks.scenarios import APPROVAL, FRONTEND_RESULT, SCENARIOS, fir
 pytestmark = pytest.mark.anyio
 
 FRAMEWORKS = ("pydantic-ai", "langgraph")
-OFFICIAL_PROTOCOL = "1.0"  # ag-ui-protocol 1.0.0's PROTOCOL_VERSION, which its frames declare
 INTEROP = Path(__file__).resolve().parents[1] / "interop"
 TS_RUN = INTEROP / "ts_framework_run.mjs"
 
@@ -104,6 +103,9 @@ def _ts_run(request: dict[str, Any]) -> dict[str, Any]:
     answer: dict[str, Any] = json.loads(done.stdout)
     assert answer["error"] is None, answer["error"]
     assert answer["runError"] is None, answer["runError"]
+    # What a framework declares from ag_ui.core.PROTOCOL_VERSION is the official package's:
+    # @ag-ui/client 1.0.x warns on every run about a producer declaring anything newer.
+    assert answer["warnings"] == [], answer["warnings"]
     return answer
 
 
@@ -195,12 +197,6 @@ def test_frames_equal_the_framework_on_the_official_package(
     # Thread ids differ on purpose (LangGraph checkpoints per thread): compare without them.
     ours_text = json.dumps(ours).replace("eq-ours-", "eq-")
     official_text = json.dumps(official).replace("eq-official-", "eq-")
-    # The one difference by design: a framework that declares ``ag_ui.core.PROTOCOL_VERSION``
-    # (pydantic-ai) declares the version of the models it runs on, 1.1 with this SDK's
-    # (additive over 1.0: every 1.0 consumer reads the stream; docs/server.md, "Older clients").
-    official_text = official_text.replace(
-        f'"protocolVersion": "{OFFICIAL_PROTOCOL}"', f'"protocolVersion": "{PROTOCOL_VERSION}"'
-    )
     assert json.loads(ours_text) == json.loads(official_text)
 
 
@@ -221,3 +217,19 @@ def test_the_langgraph_first_chunk_defect_is_reproducible(
     assert arguments == '"blue"}'
     with pytest.raises(json.JSONDecodeError):
         json.loads(arguments)
+
+
+@pytest.mark.parametrize("framework", [*FRAMEWORKS, "starlette"])
+def test_the_typescript_client_reads_the_official_declaration(
+    framework_server: FrameworkServerFactory, framework: str
+) -> None:
+    """A framework on this SDK declares what it declares on the official package (pydantic-ai
+    and the plain Starlette app read ``ag_ui.core.PROTOCOL_VERSION``), so ``@ag-ui/client``
+    1.0.x reads it without its "the producer speaks protocol ..." warning."""
+    answers = {
+        sdk: _ts_run({"url": framework_server(framework, sdk=sdk), **first_body("text", sdk)})
+        for sdk in ("ours", "official")
+    }
+    assert answers["ours"]["declared"] == answers["official"]["declared"]
+    if framework != "langgraph":  # ag-ui-langgraph declares no version
+        assert answers["ours"]["declared"] == PROTOCOL_VERSION == "1.0"

@@ -46,6 +46,9 @@ def test_the_public_names_are_pinned_and_resolve() -> None:
 
 def test_the_validation_surface() -> None:
     assert ag_ui.testing.validation.__all__ == [
+        "DEFAULT_MAX_BYTES",
+        "DEFAULT_MAX_EVENTS",
+        "DEFAULT_MAX_SECONDS",
         "DEFAULT_MESSAGE",
         "SCENARIOS",
         "Report",

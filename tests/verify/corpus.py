@@ -642,6 +642,44 @@ PIPELINE_STREAMS: dict[str, list[Event]] = {
         ),
         rf(),
     ],
+    # 1.1's strip-with-warning rule: the message goes, the stream stays (TypeScript: "Removed
+    # unrecognised material at '/messages/1'"); a role missing or not a string counts too.
+    "messages snapshot with messages of unknown roles": [
+        rs(),
+        ev(
+            "MESSAGES_SNAPSHOT",
+            messages=[
+                _user("u0"),
+                {"id": "b1", "role": "bot", "content": "from a newer protocol"},
+                {"id": "b2", "content": "no role"},
+                {"id": "b3", "role": 5},
+                {"id": "m1", "role": "assistant", "content": "kept"},
+            ],
+        ),
+        rf(),
+    ],
+    "run input with a message of an unknown role": [
+        ev(
+            "RUN_STARTED",
+            threadId="t",
+            runId="r1",
+            input={
+                "threadId": "t",
+                "runId": "r1",
+                "messages": [{"id": "b1", "role": "bot", "content": "x"}, _user("u0")],
+                "tools": [],
+                "context": [],
+                "state": {},
+                "forwardedProps": {},
+            },
+        ),
+        rf(),
+    ],
+    "messages snapshot with a known role and wrong fields fails": [
+        rs(),
+        ev("MESSAGES_SNAPSHOT", messages=[{"id": "u1", "role": "user"}]),
+        rf(),
+    ],
     "messages snapshot owning activity types": [
         rs(),
         ev("ACTIVITY_SNAPSHOT", messageId="a1", activityType="plan", content={}),

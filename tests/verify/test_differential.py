@@ -23,6 +23,7 @@ from ag_ui.apply import EventPipeline
 from ag_ui.core import parse_any_event
 from ag_ui.core.errors import AGUIError, UnknownEventTypeError, UnterminatedRunError
 from ag_ui.verify import UnrecognisedMaterialWarning
+from ag_ui.verify._received import parse_received_event
 from tests.verify.corpus import CASES, PIPELINE_STREAMS
 from tests.verify.ts_rules import our_rule, same_reason
 
@@ -40,7 +41,9 @@ def ours(events: list[dict[str, Any]], *, strict_end: bool) -> dict[str, Any]:
         try:
             for event in events:
                 try:
-                    parsed = parse_any_event(event)
+                    # As a consumer parses (HttpAgent's decoder): a snapshot's message of an
+                    # unknown role is dropped with a warning, as TypeScript drops it.
+                    parsed = parse_received_event(event)
                 except UnknownEventTypeError:
                     continue  # consumers skip event types from a newer protocol, as TS does
                 pipeline.feed(parsed)

@@ -57,6 +57,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="give up on a stream after this long without any event or keepalive (default 30)",
     )
     parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up on a response that has not ended after this long (default 120)",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop reading a response past this many bytes (default 4194304, 4 MiB)",
+    )
+    parser.add_argument(
+        "--max-events",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop reading a stream past this many events (default 5000)",
+    )
+    parser.add_argument(
         "--strict-draft",
         action="store_true",
         help="grade the draft specification's rules as failures (RUN_FINISHED naming another "
@@ -68,7 +89,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import anyio
 
-    from ag_ui.testing.validation import DEFAULT_MESSAGE, SCENARIOS, validate
+    from ag_ui.testing.validation import (
+        DEFAULT_MAX_BYTES,
+        DEFAULT_MAX_EVENTS,
+        DEFAULT_MAX_SECONDS,
+        DEFAULT_MESSAGE,
+        SCENARIOS,
+        validate,
+    )
 
     parser: argparse.ArgumentParser = args.parser
     headers = header_options(parser, args.header)
@@ -77,8 +105,14 @@ def run(args: argparse.Namespace) -> int:
         parser.error(f"unknown scenario {unknown[0]!r}; choose from: {', '.join(SCENARIOS)}")
     if not args.url.startswith(("http://", "https://")):
         parser.error(f"URL must start with http:// or https://, got {args.url!r}")
-    if args.timeout <= 0:
-        parser.error("--timeout must be > 0")
+    for option, value in (
+        ("--timeout", args.timeout),
+        ("--max-seconds", args.max_seconds),
+        ("--max-bytes", args.max_bytes),
+        ("--max-events", args.max_events),
+    ):
+        if value is not None and value <= 0:
+            parser.error(f"{option} must be > 0, got {value}")
     messages: dict[str, str] = {}
     for value in args.scenario_message:
         name, equals, text = value.partition("=")
@@ -98,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
             headers=headers,
             idle_timeout=args.timeout,
             strict_draft=args.strict_draft,
+            max_seconds=args.max_seconds or DEFAULT_MAX_SECONDS,
+            max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
+            max_events=args.max_events or DEFAULT_MAX_EVENTS,
         )
 
     report = anyio.run(main)

@@ -49,7 +49,7 @@ from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import ToolRoundsExceededError
 from ag_ui.core.types import Interrupt, Message, RunAgentInput, Tool, ToolMessage
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.tools import FunctionTool
 
@@ -127,7 +127,7 @@ class HttpAgent:
         reconnect: Optional[ReconnectPolicy] = None,
         on_reconnect: Optional[ReconnectCallback] = None,
         debug: DebugOption = False,
-        max_protocol_version: str = PROTOCOL_VERSION,
+        max_protocol_version: str = SPOKEN_PROTOCOL_VERSION,
         tools: Iterable[ToolHandler] = (),
         max_tool_rounds: int = 10,
     ) -> None:

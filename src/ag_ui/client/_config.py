@@ -15,7 +15,7 @@ from typing import Any, Generic, Optional, Protocol, TypeVar, Union, overload
 from ag_ui.client._debug import DebugConfig, DebugLog
 from ag_ui.client._reconnect import Reconnect, ReconnectPolicy
 from ag_ui.client.versions import parse_version
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 
 __all__ = ["HttpConfig", "ReconnectCallback", "Setting"]
@@ -51,7 +51,7 @@ class HttpConfig:
     reconnect: ReconnectPolicy = field(default_factory=ReconnectPolicy)
     on_reconnect: Optional[ReconnectCallback] = None
     debug: DebugConfig = _NOTHING
-    max_protocol_version: str = PROTOCOL_VERSION
+    max_protocol_version: str = SPOKEN_PROTOCOL_VERSION
     peer_ceiling: tuple[int, int, int] = field(init=False, repr=False, compare=False)
     """``max_protocol_version`` as a comparable triple (``ag_ui.client.versions``)."""
     debug_log: Optional[DebugLog] = field(init=False, repr=False, compare=False)

@@ -26,6 +26,7 @@ from ag_ui.core.errors import (
 )
 from ag_ui.encoder import AGUI_MEDIA_TYPE, SSE_MEDIA_TYPE
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
+from ag_ui.verify._received import without_unknown_roles
 
 if TYPE_CHECKING:
     from ag_ui.proto import FrameDecoder
@@ -101,6 +102,13 @@ class SSEEventDecoder:
                     append(parse(data))
                 except MalformedJSONError:
                     append(parse(data.decode("utf-8", "replace")))
+                except AGUIValidationError:
+                    # A snapshot's message of an unknown role is dropped with a warning (1.1's
+                    # strip-with-warning rule, as @ag-ui/client does); other errors stand.
+                    stripped = without_unknown_roles(data)
+                    if stripped is None:
+                        raise
+                    append(parse(stripped))
             except UnknownEventTypeError as exc:
                 self.skipped_unknown += 1
                 warnings.warn(

@@ -9,7 +9,7 @@ from typing import Any, Optional, Union
 
 from ag_ui.apply import AgentState
 from ag_ui.core.types import Context, ResumeEntry, RunAgentInput, Tool
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 
 __all__ = ["ContextLike", "ResumeLike", "ToolLike", "build_input"]
 
@@ -43,7 +43,7 @@ def build_input(
     }
     # An agent pinned below 1.0 predates the field; a strict old parser may reject it.
     if peer_ceiling >= _PROTOCOL_1_0:
-        fields["protocol_version"] = PROTOCOL_VERSION
+        fields["protocol_version"] = SPOKEN_PROTOCOL_VERSION
     if forwarded_props is not None:
         fields["forwarded_props"] = forwarded_props
     if resume is not None:

@@ -159,7 +159,8 @@ class EventProcessor:
     """Feeds each verified event through subscribers and the reducer, and keeps the books.
 
     ``run_ended`` follows the last run in the stream (several sequential runs are legal);
-    ``error`` is the agent's RUN_ERROR as a ``RunError`` once it arrived.
+    ``error`` is the agent's RUN_ERROR as a ``RunError`` while the last run is the one that
+    sent it (a later RUN_STARTED in the same response clears it).
     """
 
     def __init__(
@@ -331,6 +332,7 @@ class EventProcessor:
         """Bookkeeping before subscribers see the event; RUN_FINISHED's params."""
         if isinstance(event, RunStartedEvent):
             self.run_ended = False
+            self.error = None  # a new run after a RUN_ERROR: the response ends as it does
             self._answered.clear()
             warn_about_producer_declaration(event.protocol_version)
         elif isinstance(event, ToolCallStartEvent):

@@ -166,14 +166,16 @@ class Run:
                             if pending is not None:
                                 await pending
                             yield event
-                            if processor.error is not None:
-                                raise processor.error  # after the subscribers saw RUN_ERROR
+                # RUN_ERROR ends its run, not the response: a RUN_STARTED after it begins a
+                # new run, read like any other (the 1.1 corpus's run-error-then-new-run).
                 if self.signal.aborted:
                     result.aborted = True
                 elif not processor.run_ended:
                     raise IncompleteStreamError(
                         processor.describe_incomplete(), events_received=processor.count
                     )
+                elif processor.error is not None:
+                    raise processor.error  # the last run failed; subscribers saw its RUN_ERROR
                 else:
                     stream.finish()
             except Exception as exc:

@@ -30,7 +30,7 @@ from ag_ui.client._tools import ToolHandler
 from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.events import Event
 from ag_ui.core.types import Interrupt, Message, ToolMessage
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 from ag_ui.tools import FunctionTool
 
@@ -64,7 +64,7 @@ class SyncHttpAgent:
         reconnect: Optional[ReconnectPolicy] = None,
         on_reconnect: Optional[ReconnectCallback] = None,
         debug: DebugOption = False,
-        max_protocol_version: str = PROTOCOL_VERSION,
+        max_protocol_version: str = SPOKEN_PROTOCOL_VERSION,
         tools: Iterable[ToolHandler] = (),
         max_tool_rounds: int = 10,
     ) -> None:

@@ -50,7 +50,7 @@ from ag_ui.core.events import (
 )
 from ag_ui.core.outcomes import RunFinishedSuccessOutcome
 from ag_ui.core.types import RunAgentInput
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.verify._downgrade import (
     ATTRIBUTION,
     BEFORE_CONTENT_PARTS,
@@ -159,7 +159,8 @@ def downgraded(event: BaseEvent, era: tuple[int, int, int]) -> Optional[BaseEven
             return None
         event, kind = before, event_type_name(before)
     result: BaseEvent = untyped_event(kind, event)[0]  # type: ignore[arg-type, assignment]
-    if kind == "RUN_STARTED" and getattr(result, "protocol_version", None) == PROTOCOL_VERSION:
+    declared = getattr(result, "protocol_version", None)
+    if kind == "RUN_STARTED" and declared == SPOKEN_PROTOCOL_VERSION:
         # A producer that translates declares what it emits (1.1 "Versioning"): the 1.0
         # stream this client gets, which also spares @ag-ui/client 1.0.0 a "newer" warning.
         result = result.model_copy(update={"protocol_version": _EMITTED})
@@ -236,7 +237,7 @@ _NOTED_NEWER: set[str] = set()
 def _note_newer_client(declared: Optional[str]) -> None:
     """A client of a newer minor (``"1.2"``) is served as is, never refused (1.1 versioning:
     a producer serves newer minors of its line); the log says so once per version."""
-    if declared is None or declared == PROTOCOL_VERSION or declared in _NOTED_NEWER:
+    if declared is None or declared == SPOKEN_PROTOCOL_VERSION or declared in _NOTED_NEWER:
         return
     if compare_declared_protocol(declared) != "newer":
         return
@@ -245,8 +246,8 @@ def _note_newer_client(declared: Optional[str]) -> None:
         "a client declared protocol %s, newer than this server's %s: served as %s (what it "
         "adds that this server does not know is ignored)",
         declared,
-        PROTOCOL_VERSION,
-        PROTOCOL_VERSION,
+        SPOKEN_PROTOCOL_VERSION,
+        SPOKEN_PROTOCOL_VERSION,
     )
 
 

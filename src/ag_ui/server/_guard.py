@@ -31,7 +31,7 @@ from ag_ui.core.events import (
     ToolCallEndEvent,
 )
 from ag_ui.core.types import RunAgentInput
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.verify import StreamVerifier
 
 __all__ = ["PROTOCOL_VIOLATION_CODE", "RunGuard", "Verifier", "producer_verifier"]
@@ -223,7 +223,7 @@ class RunGuard:
             thread_id=self.run_input.thread_id,
             run_id=self.run_input.run_id,
             parent_run_id=self.run_input.parent_run_id,
-            protocol_version=PROTOCOL_VERSION,
+            protocol_version=SPOKEN_PROTOCOL_VERSION,
         )
 
     def _checked(self, event: BaseEvent, out: list[BaseEvent]) -> bool:

@@ -31,6 +31,7 @@ from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.errors import TransportError
 from ag_ui.core.types import RunAgentInput
 from ag_ui.testing._asgi import ASGIApp, ASGIStreamTransport, Lifespan
+from ag_ui.testing._bounds import BodyReader, ReadBounds, no_answer, release_cut_response
 from ag_ui.testing._decoding import StreamDecoder, Undecodable, is_event_stream
 from ag_ui.testing._fault_plan import Fault
 from ag_ui.testing.conversation import Conversation
@@ -52,8 +53,12 @@ class AgentClient:
     Give an ASGI ``app`` (called in process; ``path`` is where the agent is mounted, default
     ``/agent``) or a ``url`` (a live server). ``faults`` damage every event-stream response on
     the way in (``ag_ui.testing.faults``); ``transport`` replaces the httpx transport entirely.
-    ``idle_timeout`` bounds the silence between two reads of a stream (a ``wire.idle``
-    finding, not an exception); ``timeout`` bounds connecting and sending. ``strict_end``
+    ``idle_timeout`` bounds the wait for the response headers (``wire.no-answer``) and the
+    silence between two reads of a stream (``wire.idle``): findings, not exceptions;
+    ``timeout`` bounds connecting and sending. ``max_seconds`` bounds one response from request
+    to end (``wire.endless``), ``max_bytes`` and ``max_events`` what is read of one response
+    (``wire.too-large``); all three are off by default. An SSE stream that is not UTF-8 is a
+    ``wire.utf8`` finding. ``strict_end``
     (default on) grades a stream that stops inside a run as an error (rule ``END``).
 
     Use ``async with AgentClient(app) as client:`` to keep one connection pool (and the app's
@@ -74,6 +79,9 @@ class AgentClient:
         strict_end: bool = True,
         lifespan: Lifespan = "auto",
         strict_draft: bool = False,
+        max_seconds: Optional[float] = None,
+        max_bytes: Optional[int] = None,
+        max_events: Optional[int] = None,
     ) -> None:
         if (app is None) == (url is None):
             raise TypeError("AgentClient needs an ASGI app or url=, not both")
@@ -90,6 +98,7 @@ class AgentClient:
         self.headers = dict(headers or {})
         self.timeout = timeout
         self.idle_timeout = idle_timeout
+        self.bounds = ReadBounds(idle_timeout, max_seconds, max_bytes, max_events)
         self.strict_end = strict_end
         self.strict_draft = strict_draft  # the draft specification's rules are findings too
         self._http: Optional[httpx.AsyncClient] = None
@@ -221,16 +230,43 @@ class AgentClient:
 
     async def request(self, method: str, suffix: str = "", **options: Any) -> httpx.Response:
         """A plain (non-streamed) request to ``<url><suffix>``: ``("GET", "/capabilities")``."""
+        url = self._url(suffix)
         async with self._session() as http:
+            request = http.build_request(
+                method, url, headers={**self.headers, **options.pop("headers", {})}, **options
+            )
             try:
-                return await http.request(
-                    method,
-                    self._url(suffix),
-                    headers={**self.headers, **options.pop("headers", {})},
-                    **options,
-                )
+                response = await self._send(http, request)
+                if response is None:
+                    raise TransportError(f"{method} {url} failed: {no_answer(self.bounds).message}")
+                try:
+                    reader = BodyReader(self.bounds, anyio.current_time())
+                    body = bytearray()
+                    chunks = response.aiter_bytes().__aiter__()
+                    while (chunk := await reader.next_chunk(chunks)) is not None:
+                        body += chunk
+                finally:
+                    await response.aclose()
             except httpx.TransportError as exc:
-                raise TransportError(f"{method} {self._url(suffix)} failed: {exc!r}") from exc
+                raise TransportError(f"{method} {url} failed: {exc!r}") from exc
+        if reader.broken is not None:
+            raise TransportError(f"{method} {url} failed: {reader.broken.message}")
+        headers = [
+            (k, v)
+            for k, v in response.headers.multi_items()
+            if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+        ]
+        return httpx.Response(
+            response.status_code, headers=headers, content=bytes(body), request=request
+        )
+
+    async def _send(
+        self, http: httpx.AsyncClient, request: httpx.Request
+    ) -> Optional[httpx.Response]:
+        """The response, its body unread; ``None`` when no answer came within the bounds."""
+        with anyio.move_on_after(self.bounds.header_wait()):
+            return await http.send(request, stream=True)
+        return None
 
     async def capabilities(self) -> Optional[AgentCapabilities]:
         """``GET <url>/capabilities``: the capabilities, or ``None`` on 404."""
@@ -270,9 +306,15 @@ class AgentClient:
             )
             started = anyio.current_time()
             try:
-                response = await http.send(request, stream=True)
+                response = await self._send(http, request)
             except httpx.TransportError as exc:
                 raise TransportError(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
+            if response is None:
+                result = RunResult(input=input, status=0, headers=httpx.Headers(), url=url)
+                grader = StreamGrader(strict_end=False, strict_draft=self.strict_draft)
+                broken = no_answer(self.bounds)
+                grader.failed(broken.rule, broken.message)
+                return self._finish(result, grader)
             try:
                 return await self._read(response, input, started, stop_after, before, url)
             finally:
@@ -311,8 +353,16 @@ class AgentClient:
                 grader.feed(event)
         content_type = response.headers.get("content-type")
         streaming = is_event_stream(content_type)
+        chunks = response.aiter_raw().__aiter__()
+        reader = BodyReader(self.bounds, started, utf8=streaming and "proto" not in content_type)
         if not response.is_success or not streaming:
-            result.body = await response.aread()
+            body = bytearray()
+            while (chunk := await reader.next_chunk(chunks)) is not None:
+                body += chunk
+            result.body = bytes(body)
+            if reader.broken is not None:
+                grader.failed(reader.broken.rule, reader.broken.message)
+                return self._finish(result, grader)
             if input is not None and not response.is_success:
                 grader.failed(
                     "http.status", f"HTTP {response.status_code}: {_snippet(result.body)}"
@@ -326,17 +376,13 @@ class AgentClient:
             return self._finish(result, grader)
         decoder = StreamDecoder(content_type)
         raw = bytearray()
-        chunks = response.aiter_raw().__aiter__()
         try:
             while True:
-                with anyio.move_on_after(self.idle_timeout) as idle:
-                    chunk = await anext(chunks, None)
-                if idle.cancelled_caught:
-                    grader.failed(
-                        "wire.idle",
-                        f"nothing arrived for {self.idle_timeout} s "
-                        f"(events so far: {len(result.events)})",
-                    )
+                chunk = await reader.next_chunk(chunks)
+                if reader.broken is not None or reader.too_many_events(len(result.events)):
+                    broken = reader.broken
+                    assert broken is not None
+                    grader.failed(broken.rule, f"{broken.message} (events: {len(result.events)})")
                     break
                 at = anyio.current_time() - started
                 decoded = decoder.close() if chunk is None else decoder.feed(chunk)
@@ -366,7 +412,10 @@ class AgentClient:
                     exc,
                 )
         result.body = bytes(raw)
-        return self._finish(result, grader)
+        self._finish(result, grader)
+        if reader.broken is not None:
+            release_cut_response(result, reader.broken)
+        return result
 
     def _finish(self, result: RunResult, grader: StreamGrader) -> RunResult:
         result.verification = grader.finish()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from ag_ui.core.types import RunAgentInput
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 
 __all__ = ["build_input", "wire"]
 
@@ -31,7 +31,7 @@ def build_input(
     parent_run_id: Optional[str] = None,
 ) -> RunAgentInput:
     """A ``RunAgentInput``: ``messages`` (models or wire dicts), then ``message`` as a new user
-    message; fresh UUIDs for missing ids; ``protocolVersion`` as ``PROTOCOL_VERSION``."""
+    message; fresh UUIDs for missing ids; ``protocolVersion`` as ``SPOKEN_PROTOCOL_VERSION``."""
     wire_messages = [wire(m) for m in messages if wire(m).get("role") != "activity"]
     if message is not None:
         wire_messages.append(
@@ -44,7 +44,7 @@ def build_input(
         "tools": [wire(t) for t in tools],
         "context": [wire(c) for c in context],
         "state": {} if state is None else state,
-        "protocolVersion": PROTOCOL_VERSION,
+        "protocolVersion": SPOKEN_PROTOCOL_VERSION,
     }
     if forwarded_props is not None:
         fields["forwardedProps"] = forwarded_props

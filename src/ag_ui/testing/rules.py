@@ -365,6 +365,31 @@ _CATALOGUE: tuple[Rule, ...] = (
         ("AGUI506",),
     ),
     Rule(
+        "wire.no-answer",
+        "the server accepted the request but sent no response",
+        "Answer every request promptly: send the response headers as soon as the request is "
+        "accepted (a run's stream can start before the agent has anything to say).",
+    ),
+    Rule(
+        "wire.endless",
+        "the response did not end within the time bound",
+        "End every run with RUN_FINISHED or RUN_ERROR and then close the response; keepalives "
+        "keep a connection alive, they do not end it (raise the bound for runs that are "
+        "legitimately longer).",
+    ),
+    Rule(
+        "wire.too-large",
+        "the response went past the size bound",
+        "End each run's stream once the run is over; a run that legitimately sends more needs "
+        "a larger bound.",
+    ),
+    Rule(
+        "wire.utf8",
+        "an SSE stream that is not UTF-8",
+        "Encode the event stream as UTF-8, its only encoding (a client replaces other bytes "
+        "with U+FFFD, silently changing the text).",
+    ),
+    Rule(
         "http.status",
         "a valid run request was answered with an HTTP error",
         "Accept any valid RunAgentInput (PROTOCOL.md §2.4) and report agent failures as "

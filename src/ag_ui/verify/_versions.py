@@ -19,7 +19,7 @@ import re
 import warnings
 from typing import Literal, Optional
 
-from ag_ui.core.version import PROTOCOL_VERSION
+from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 
 __all__ = [
     "ProtocolVersionWarning",
@@ -50,7 +50,7 @@ def parse_version(version: str) -> tuple[int, int, int]:
     return major, minor, patch
 
 
-def compare_declared_protocol(declared: str, spoken: str = PROTOCOL_VERSION) -> Comparison:
+def compare_declared_protocol(declared: str, spoken: str = SPOKEN_PROTOCOL_VERSION) -> Comparison:
     """How a producer's declaration relates to the version this client speaks.
 
     The grammar is checked before comparing: ``"1.0.0"`` would otherwise compare equal to
@@ -65,19 +65,20 @@ def compare_declared_protocol(declared: str, spoken: str = PROTOCOL_VERSION) -> 
 def warn_about_producer_declaration(declared: Optional[str], *, stacklevel: int = 2) -> None:
     """Warn when RUN_STARTED declares a newer or unreadable protocol version (the client and
     ``agui verify`` both report it, as the 1.1 corpus asks of a consumer)."""
-    if declared is None or declared == PROTOCOL_VERSION:
+    if declared is None or declared == SPOKEN_PROTOCOL_VERSION:
         return
     comparison = compare_declared_protocol(declared)
     if comparison == "uninterpretable":
         message = (
             f"the agent declared protocol version {declared!r}, which this client cannot "
-            f"interpret (expected two numbers such as {PROTOCOL_VERSION!r}); the stream is "
+            f"interpret (expected two numbers such as {SPOKEN_PROTOCOL_VERSION!r}); the stream is "
             "processed anyway"
         )
     elif comparison == "newer":
         message = (
             f"the agent declared protocol version {declared!r}, newer than this client's "
-            f"{PROTOCOL_VERSION!r}; event types this client does not know are skipped with warnings"
+            f"{SPOKEN_PROTOCOL_VERSION!r}; event types this client does not know are skipped "
+            "with warnings"
         )
     else:
         return
