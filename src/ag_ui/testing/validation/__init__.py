@@ -116,4 +116,5 @@ async def validate(
                 failed.fail("wire.idle", "the scenario did not complete within its time bound")
                 result = failed.done("the scenario timed out")
             report.scenarios.append(result)
+        await session.remove_threads()  # the test threads leave no trace in the user's store
     return report
