@@ -15,7 +15,8 @@
 * State: the request's, unless it is absent or ``{}``; then the stored state.
 
 What the merge added and the client did not send, the client is sent before the agent's first
-event (``Merged.catch_up``): a ``MESSAGES_SNAPSHOT`` when it lacks stored messages, a
+event (``Merged.catch_up``): a ``MESSAGES_SNAPSHOT`` when it lacks stored messages (after an
+empty one, which puts its own new messages after the stored ones), a
 ``STATE_SNAPSHOT`` when the state came from the store. A client then reduces the run's events
 against exactly what the agent saw (``STATE_DELTA``s apply, the stored history shows).
 """
@@ -67,6 +68,11 @@ def merge_thread(stored: Optional[StoredThread], run_input: RunAgentInput) -> Me
     else:
         messages = [*stored.messages, *run_input.messages]
         if stored.messages:
+            if run_input.messages:
+                # A snapshot keeps the messages a client holds where they are and appends the
+                # others: an empty one first, so that the client's new messages follow the
+                # stored history, in the stored order (the next request sends it in that order).
+                catch_up.append(MessagesSnapshotEvent(messages=[]))
             catch_up.append(MessagesSnapshotEvent(messages=list(messages)))
     state = run_input.state
     if state is None or state == {}:

@@ -46,6 +46,11 @@ diff, the thread store, the reducer) handles this depth, while a few hundred lev
 exhaust Python's recursion mid-run."""
 
 
+_TOO_DEEP_FOR_THE_PARSER = "recursion limit exceeded"
+"""How the JSON parsers say a body nests deeper than they read (pydantic's, and the sliced
+parse's own, ``_sliced_parse``): far past ``MAX_JSON_DEPTH``, the same 400."""
+
+
 def error_body(rejection: RequestRejectedError) -> bytes:
     """The JSON answer for a rejection: ``{"error": {"code", "message", "details"}}``."""
     payload = {
@@ -127,6 +132,8 @@ def too_many_messages(limit: int) -> RequestRejectedError:
 def rejection_for(exc: AGUIValidationError) -> RequestRejectedError:
     """The 400 (``MalformedJSONError``) or 422 answer for a body that failed to parse."""
     if isinstance(exc, MalformedJSONError):
+        if any(_TOO_DEEP_FOR_THE_PARSER in problem for problem in exc.problems):
+            return _too_deep("the request body")
         return RequestRejectedError(
             400, "malformed_json", "the request body is not valid JSON", details=exc.problems
         )
@@ -156,12 +163,16 @@ def check_depth(run_input: RunAgentInput) -> None:
             fields.append((f"messages[{index}].metadata", metadata))
     for name, value in fields:
         if isinstance(value, (dict, list)) and _deeper_than(value, MAX_JSON_DEPTH):
-            raise RequestRejectedError(
-                400,
-                "too_deep",
-                f"{name} is nested more than {MAX_JSON_DEPTH} levels deep (objects and arrays "
-                f"inside each other); flatten it to at most {MAX_JSON_DEPTH} levels",
-            )
+            raise _too_deep(name)
+
+
+def _too_deep(name: str) -> RequestRejectedError:
+    return RequestRejectedError(
+        400,
+        "too_deep",
+        f"{name} is nested more than {MAX_JSON_DEPTH} levels deep (objects and arrays inside "
+        f"each other); flatten it to at most {MAX_JSON_DEPTH} levels",
+    )
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

@@ -170,7 +170,7 @@ class _SlicedParse:
         except ValueError as exc:  # json.JSONDecodeError and the refused constants
             raise MalformedJSONError(_WHAT, str(exc)) from None
         except RecursionError:
-            raise MalformedJSONError(_WHAT, "nested too deeply") from None
+            raise MalformedJSONError(_WHAT, "nested too deeply: recursion limit exceeded") from None
         try:
             run_input = parse_run_agent_input(rest)
         except AGUIValidationError as exc:
