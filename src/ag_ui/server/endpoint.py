@@ -306,8 +306,9 @@ class AgentEndpoint:
         """Serve detached runs while the block runs; leaving it stops the runs still going.
 
         Pass it as (or call it from) your app's lifespan: ``Starlette(lifespan=endpoint.lifespan)``
-        or ``FastAPI(lifespan=endpoint.lifespan)``. Without a store it does nothing. At start it
-        checks that the store answers (``ping``) and logs an error if not. Leaving it drains:
+        or ``FastAPI(lifespan=endpoint.lifespan)``. Without a store or thread store it does
+        nothing. At start it checks that the stores answer (``ping``) and logs an error if not.
+        Leaving it drains:
         ``draining`` is set, the runs still going get ``shutdown_grace`` seconds to end; with a
         thread store, it then waits (up to 10 s) for the runs the server cut to save their
         threads.
