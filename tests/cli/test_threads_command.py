@@ -151,6 +151,28 @@ def test_half_an_emoji_shows_without_a_crash(tmp_path: Path) -> None:
     assert json.loads(as_json.stdout)["messages"][0]["content"] == "cut \ud83d here"
 
 
+def test_a_cancelled_runs_half_reply_shows_as_incomplete(tmp_path: Path) -> None:
+    import anyio
+
+    from ag_ui.core import AssistantMessage, UserMessage
+    from ag_ui.store._thread_base import INCOMPLETE_KEY
+
+    db = tmp_path / "threads.db"
+    mark = {INCOMPLETE_KEY: {"incomplete": "cancelled"}}
+    messages = [
+        UserMessage(id="u1", content="Tell me a story"),
+        AssistantMessage(id="a1", content="Once upon a", metadata=mark),
+    ]
+
+    async def save() -> None:
+        await SqliteThreadStore(db).save("t1", owner=None, messages=messages, state=None)
+
+    anyio.run(save)
+    shown = agui("threads", "show", f"sqlite:///{db}", "t1")
+    assert shown.returncode == 0, shown.stderr
+    assert "assistant> Once upon a [incomplete: run cancelled]" in shown.stdout.splitlines()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

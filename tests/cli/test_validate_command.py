@@ -4,11 +4,16 @@ protobuf), a faulty one, the three output formats, exit status, one-line errors.
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from xml.etree import ElementTree
 
+import httpx
 import pytest
 
 from ag_ui.demo import create_demo_app
@@ -17,6 +22,7 @@ from ag_ui.testing import serve
 from ag_ui.testing.faults import Drop, FaultyApp
 
 AGUI = [sys.executable, "-m", "ag_ui"]
+_DEMO_READY = re.compile(r"AG-UI demo agent on (?P<url>http://127\.0\.0\.1:\d+/agent)")
 
 
 def agui(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -117,3 +123,36 @@ def test_bad_input_is_one_line(args: list[str], message: str) -> None:
     assert done.returncode in (1, 2)
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_agui_demo_then_agui_validate_passes_and_leaves_no_threads(tmp_path: Path) -> None:
+    """The README's pair, as a user runs it: ``agui demo`` keeps threads by default (here in a
+    data directory of the test's own), and ``agui validate`` against it fails nothing, compares
+    the protobuf stream with SSE, and deletes the threads it made."""
+    log = tmp_path / "agui-demo.log"
+    environment = {**os.environ, "AGUI_DATA_DIR": str(tmp_path)}
+    with open(log, "w", encoding="utf-8") as output:
+        demo = subprocess.Popen(
+            [*AGUI, "demo", "--no-chat", "--port", "0"],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=environment,
+        )
+    try:
+        deadline = time.monotonic() + 20
+        while (ready := _DEMO_READY.search(log.read_text(encoding="utf-8"))) is None:
+            assert demo.poll() is None, log.read_text(encoding="utf-8")
+            assert time.monotonic() < deadline, log.read_text(encoding="utf-8")
+            time.sleep(0.05)
+        url = ready.group("url")
+        assert "Conversations are kept in sqlite:" in log.read_text(encoding="utf-8")
+        done = agui("validate", url)
+        assert done.returncode == 0, done.stdout + done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[-1].endswith(" 0 failed, 3 not exercised"), lines[-1]
+        assert "PASS  cancel" in done.stdout
+        assert "PASS  proto         protobuf stream of" in done.stdout
+        assert httpx.get(url + "/threads", timeout=10).json()["threads"] == []
+    finally:
+        demo.terminate()
+        demo.wait(timeout=10)

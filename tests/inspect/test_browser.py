@@ -12,6 +12,7 @@ import itertools
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -361,6 +362,40 @@ def test_stored_threads_are_listed_and_one_opens_with_its_conversation(
             "weather in Lisbon",
             "weather in Oslo",
         ]
+
+
+def test_a_cancelled_runs_half_reply_opens_marked_incomplete(page: Any, tmp_path: Path) -> None:
+    import anyio
+
+    from ag_ui.core import AssistantMessage, UserMessage
+    from ag_ui.store import RunSummary, SqliteThreadStore
+    from ag_ui.store._thread_base import INCOMPLETE_KEY
+
+    store = SqliteThreadStore(tmp_path / "threads.db")
+    messages = [
+        UserMessage(id="u1", content="Tell me a story"),
+        AssistantMessage(
+            id="a1", content="Once upon a", metadata={INCOMPLETE_KEY: {"incomplete": "cancelled"}}
+        ),
+    ]
+    run = RunSummary(run_id="r1", outcome="cancelled", started_at=0.0, finished_at=1.0)
+
+    async def save() -> None:
+        await store.save("cut-1", owner=None, messages=messages, state=None, run=run)
+
+    with ThreadPoolExecutor(1) as pool:  # this thread runs the browser's event loop
+        pool.submit(anyio.run, save).result()
+    app = create_demo_app(delay=0, threads=store, public_thread_history=True)
+    with serve(app, lifespan="off") as agent_base:
+        inspector = Inspector(url=agent_base + "/agent")
+        inspector.new_thread()
+        with serve(create_inspector_app(inspector)) as base:
+            open_page(page, base)
+            page.click("#stored-threads")
+            page.wait_for_selector(".stored-thread[data-thread-id=cut-1]").click()
+            reply = page.wait_for_selector(".msg.assistant.incomplete")
+            assert "Once upon a" in reply.inner_text()
+            assert reply.inner_text().endswith("incomplete: run cancelled")
 
 
 def test_an_agent_without_threads_says_so(page: Any, live: str) -> None:

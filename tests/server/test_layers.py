@@ -16,7 +16,7 @@ LAYERS: dict[str, list[set[str]]] = {
         # 1. what a run's events become, without I/O: the guard, the agent's helpers, the codes
         {"_guard", "_downgrade", "_diff", "_streams", "_state", "context", "_failures"},
         # 2. driving an agent through the guard into a sink; a run's conversation kept
-        {"_runner", "_time_limit", "_release", "_threads"},
+        {"_runner", "_time_limit", "_release", "_merge", "_threads"},
         # 3. HTTP plumbing that knows neither agents nor stores
         {
             "_request",

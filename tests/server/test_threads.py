@@ -21,7 +21,7 @@ from ag_ui.client import HttpAgent, HTTPStatusError
 from ag_ui.core import RunAgentInput, UserMessage
 from ag_ui.core.errors import RequestRejectedError
 from ag_ui.server import RunContext, create_app
-from ag_ui.server._threads import merge_history
+from ag_ui.server._merge import merge_history
 from ag_ui.store import (
     InMemoryRunStore,
     PostgresThreadStore,

@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     config = uvicorn.Config(
         create_demo_app(delay=delay, allowed_hosts=allowed_hosts, **options),
         log_level="warning",
-        lifespan="off",
+        lifespan="on",  # a run the shutdown cuts saves its thread `cancelled`
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)

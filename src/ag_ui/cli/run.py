@@ -14,6 +14,7 @@ import argparse
 import importlib
 import json
 import sys
+import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Optional, TextIO
@@ -157,7 +158,9 @@ async def run_client(
         on_reconnect=show_reconnect,
     )
     if message is not None:
-        agent.add_message({"id": "user-1", "role": "user", "content": message})
+        # A new id on every run: a stored thread keeps every question (a reused id would be
+        # another message under the same id: docs/threads.md, "The merge rule").
+        agent.add_message({"id": f"user-{uuid.uuid4().hex}", "role": "user", "content": message})
     counts: Counter[str] = Counter()
 
     async def tap(input: Any, next: Any) -> AsyncIterator[Any]:

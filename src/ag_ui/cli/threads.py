@@ -212,4 +212,10 @@ def _text(message: dict[str, Any]) -> str:
     if calls:
         names = ", ".join(call["function"]["name"] for call in calls)
         text = (text + " " if text else "") + f"[calls {names}]"
+    from ag_ui.store._thread_base import INCOMPLETE_KEY  # the server extra, checked by `run`
+
+    cut = (message.get("metadata") or {}).get(INCOMPLETE_KEY)
+    if isinstance(cut, dict) and cut.get("incomplete"):
+        # A cancelled run's half reply: kept as far as it went, and said so.
+        text = (text + " " if text else "") + f"[incomplete: run {cut['incomplete']}]"
     return text

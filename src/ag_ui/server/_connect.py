@@ -42,6 +42,7 @@ from ag_ui.server._access import AccessControl
 from ag_ui.server._asgi import send_error
 from ag_ui.server._failures import (
     history_trimmed,
+    invalid_thread_id,
     run_end_lost,
     run_not_found,
     store_lost,
@@ -61,6 +62,7 @@ from ag_ui.server._request import check_method
 from ag_ui.server._response import pump, stream_response
 from ag_ui.server._threads import DEFAULT_SAVE_TIMEOUT, history_events
 from ag_ui.store import RunStore, ThreadStore
+from ag_ui.store._thread_base import thread_id_problem
 from ag_ui.telemetry import _switch as telemetry_switch
 from ag_ui.telemetry._propagation import TRACE_ID_HEADER
 from ag_ui.verify import compact_events
@@ -188,6 +190,9 @@ class ConnectEndpoint:
         if principal is None and not self._public_thread_history:
             # Before a store is asked: the answer must not depend on whether the thread exists.
             raise thread_history_not_public()
+        problem = thread_id_problem(thread_id)
+        if problem is not None:
+            raise invalid_thread_id(problem)
         if self._threads is not None:
             try:
                 with anyio.fail_after(DEFAULT_SAVE_TIMEOUT):

@@ -23,7 +23,9 @@ __all__ = [
     "SERVER_SHUTDOWN_CODE",
     "STORE_UNAVAILABLE_CODE",
     "history_trimmed",
+    "invalid_thread_id",
     "lifespan_not_run",
+    "message_id_conflict",
     "run_abandoned",
     "run_end_lost",
     "run_expired_while_read",
@@ -181,4 +183,22 @@ def lifespan_not_run() -> RequestRejectedError:
         "lifespan does not run). Pass lifespan=endpoint.lifespan to FastAPI(...) or "
         "Starlette(...), enter `async with endpoint.lifespan():` in your own lifespan, or use "
         "create_app (docs/server.md, 'Mounting it')",
+    )
+
+
+def invalid_thread_id(problem: str) -> RequestRejectedError:
+    """A thread or run id no thread store can keep (``thread_id_problem`` says why)."""
+    return RequestRejectedError(
+        400, "invalid_thread_id", f"{problem}; choose another id (docs/threads.md, 'Ids')"
+    )
+
+
+def message_id_conflict(message_id: str, thread_id: str, what: str) -> RequestRejectedError:
+    """A request message under the id of a stored message it is not (the merge rule)."""
+    return RequestRejectedError(
+        409,
+        "message_id_conflict",
+        f"message {message_id!r} has the id of {what} of thread {thread_id!r}: give each new "
+        "message a new id (an edit too: send the messages before it and the edited one under a "
+        "new id); nothing was run or changed",
     )

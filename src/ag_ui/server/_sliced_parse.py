@@ -37,7 +37,7 @@ from ag_ui.core._surrogates import refuse_constant
 from ag_ui.core.decoding import parse_run_agent_input
 from ag_ui.core.errors import AGUIValidationError, MalformedJSONError
 from ag_ui.core.types import Context, Message, RunAgentInput, Tool
-from ag_ui.server._request import too_many_messages
+from ag_ui.server._request import check_depth, too_many_messages
 
 __all__ = ["SLICE", "SLICED_ABOVE", "parse_run_input"]
 
@@ -61,7 +61,8 @@ _LIST_ADAPTERS: dict[str, TypeAdapter[Any]] = {
 
 async def parse_run_input(body: bytes, *, max_messages: Optional[int] = None) -> RunAgentInput:
     """``parse_run_agent_input(body)``, in slices when the body is large; raises the same
-    ``MalformedJSONError``/``AGUIValidationError``, or the 413 for more than ``max_messages``.
+    ``MalformedJSONError``/``AGUIValidationError``, the 413 for more than ``max_messages``, or
+    the 400 for free-form JSON nested too deeply (``check_depth``).
 
     Plain messages are left out of the cyclic GC's scans (``core/_gc_tracking.py``)."""
     start = _WHITESPACE_BYTES.match(body)
@@ -71,12 +72,15 @@ async def parse_run_input(body: bytes, *, max_messages: Optional[int] = None) ->
         if max_messages is not None and len(run_input.messages) > max_messages:
             raise too_many_messages(max_messages)
         untrack_plain(run_input.messages)
+        check_depth(run_input)
         return run_input
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MalformedJSONError(_WHAT, str(exc)) from None
-    return await _SlicedParse(text, max_messages).run()
+    run_input = await _SlicedParse(text, max_messages).run()
+    check_depth(run_input)
+    return run_input
 
 
 class _Window(Sequence[Any]):
@@ -166,7 +170,7 @@ class _SlicedParse:
         except ValueError as exc:  # json.JSONDecodeError and the refused constants
             raise MalformedJSONError(_WHAT, str(exc)) from None
         except RecursionError:
-            raise MalformedJSONError(_WHAT, "nested too deeply") from None
+            raise MalformedJSONError(_WHAT, "nested too deeply: recursion limit exceeded") from None
         try:
             run_input = parse_run_agent_input(rest)
         except AGUIValidationError as exc:

@@ -29,6 +29,7 @@ from ag_ui.core.errors import RequestRejectedError, StoreUnavailableError, Threa
 from ag_ui.server._access import AccessControl
 from ag_ui.server._asgi import read_body, send_error, send_json
 from ag_ui.server._failures import (
+    invalid_thread_id,
     thread_history_not_public,
     thread_not_found,
     thread_store_unavailable,
@@ -41,6 +42,7 @@ from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
     TITLE_LENGTH,
+    thread_id_problem,
 )
 
 __all__ = ["ThreadsEndpoint"]
@@ -94,6 +96,9 @@ class ThreadsEndpoint:
         self, request: Request, receive: Receive, send: Send, thread_id: str, owner: Optional[str]
     ) -> None:
         method = request.method
+        problem = thread_id_problem(thread_id, "the thread id")
+        if problem is not None:
+            raise invalid_thread_id(problem)
         try:
             if method in ("GET", "HEAD"):
                 thread = await self._ask(self._store.load(thread_id, owner=owner))
@@ -168,4 +173,19 @@ async def _title(request: Request, receive: Receive) -> str:
             "invalid_title",
             f'send {{"title": "..."}}: a non-empty string of at most {_MAX_TITLE} characters',
         )
+    if "\x00" in title or (not title.isprintable() and _unencodable(title)):
+        raise RequestRejectedError(
+            400,
+            "invalid_title",
+            "the title holds a NUL character or a lone UTF-16 surrogate, which no thread store "
+            "can keep",
+        )
     return title.strip()
+
+
+def _unencodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

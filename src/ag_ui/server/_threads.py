@@ -1,15 +1,17 @@
 """A run's conversation kept in a ``ThreadStore``: loaded before the run, saved at its end.
 
 Before a run, ``ThreadKeeper.prepare`` reads the caller's stored thread and merges it with the
-request (``merge_history``), so the agent sees the whole conversation even when the client sent
-only its new message. While the run goes, a ``ThreadRecorder`` wrapped around the run's sink
-reduces every event the client is sent (``ag_ui.apply``), starting from that merged history.
+request (``_merge``), so the agent sees the whole conversation even when the client sent only
+its new message; what the merge added, the client is sent right after ``RUN_STARTED``. While
+the run goes, a ``ThreadRecorder`` wrapped around the run's sink reduces every event the client
+is sent (``ag_ui.apply``), starting from that merged history.
 When the terminal event comes, the recorder saves the result *before* passing the event on:
 the client is told the run finished only once its conversation is stored. When the save fails
 (the database is down, or slower than ``save_timeout``), ``RUN_FINISHED`` becomes ``RUN_ERROR``
 ``thread_not_saved``: a client never believes in a reply that a reload would lose. A run that
 ends without a terminal event passing through (cancelled by a client leaving or the server
-shutting down) is saved by ``close`` as ``"cancelled"``, within the same bound.
+shutting down) is saved by ``close`` as ``"cancelled"``, within the same bound, the message it
+was writing marked incomplete (``INCOMPLETE_KEY`` in its metadata).
 
 Anonymous callers (the principal ``None``) have no threads unless the endpoint was built with
 ``public_thread_history=True``: thread ids are chosen by clients, so an anonymous thread would be
@@ -30,7 +32,15 @@ from pydantic import TypeAdapter
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.events import BaseEvent, Event, EventType, RunErrorEvent, RunFinishedEvent
 from ag_ui.core.types import Message, RunAgentInput
-from ag_ui.store._thread_base import RunSummary, StoredThread, ThreadStore
+from ag_ui.server._failures import invalid_thread_id
+from ag_ui.server._merge import merge_thread
+from ag_ui.store._thread_base import (
+    INCOMPLETE_KEY,
+    RunSummary,
+    StoredThread,
+    ThreadStore,
+    thread_id_problem,
+)
 from ag_ui.telemetry import _switch as telemetry_switch
 from ag_ui.verify import CompatibilityWarning
 
@@ -43,7 +53,6 @@ __all__ = [
     "ThreadKeeper",
     "ThreadRecorder",
     "history_events",
-    "merge_history",
 ]
 
 logger = logging.getLogger("ag_ui.server")
@@ -59,31 +68,6 @@ THREAD_NOT_SAVED_CODE = "thread_not_saved"
 """``RUN_ERROR.code`` of a run whose conversation could not be stored."""
 
 
-def merge_history(stored: Optional[StoredThread], run_input: RunAgentInput) -> RunAgentInput:
-    """The run input the agent gets: the request, completed from the stored thread.
-
-    * Messages: when the request carries any message of the stored thread (by id), the client
-      holds the conversation and its list is taken as the whole history (it may have edited or
-      cut it, as a "regenerate" does). When it carries none of them, its messages are new and
-      follow the stored ones: a client may send only its new message.
-    * State: the request's, unless it is absent or ``{}``; then the stored state.
-    """
-    if stored is None:
-        return run_input
-    stored_ids = {message.id for message in stored.messages}
-    messages: list[Message]
-    if any(message.id in stored_ids for message in run_input.messages):
-        messages = run_input.messages
-    else:
-        messages = [*stored.messages, *run_input.messages]
-    state = run_input.state
-    if state is None or state == {}:
-        state = stored.state
-    if messages is run_input.messages and state is run_input.state:
-        return run_input
-    return run_input.model_copy(update={"messages": messages, "state": state})
-
-
 class ThreadKeeper:
     """The endpoint's side of thread persistence: which runs are kept, and how they start."""
 
@@ -97,6 +81,25 @@ class ThreadKeeper:
         self.store = store
         self.public = public
         self.save_timeout = save_timeout
+        self.running: set[ThreadRecorder] = set()
+        """The recorders of the runs going on (each leaves once its run is saved)."""
+
+    async def settle(self) -> bool:
+        """Wait, up to ``save_timeout``, until every run going on has saved its thread: at
+        shutdown, a server cancels the runs it could not finish (uvicorn past
+        ``timeout_graceful_shutdown``), and each saves itself ``cancelled`` on its way out,
+        unless the process ends first. False when some were still saving at the bound."""
+        with anyio.move_on_after(self.save_timeout):
+            while self.running:
+                await anyio.sleep(0.02)
+        if self.running:
+            logger.error(
+                "shutting down: %d run(s) did not save their threads within %g s",
+                len(self.running),
+                self.save_timeout,
+            )
+            return False
+        return True
 
     def keeps(self, owner: Optional[str]) -> bool:
         """Whether runs of this principal are kept (anonymous ones only when public)."""
@@ -106,9 +109,15 @@ class ThreadKeeper:
         self, run_input: RunAgentInput, owner: Optional[str]
     ) -> tuple[RunAgentInput, Optional[ThreadRecorder]]:
         """The merged run input and the recorder for the run (``None``: not kept). Raises
-        ``StoreUnavailableError`` when the store does not answer within ``save_timeout``."""
+        ``StoreUnavailableError`` when the store does not answer within ``save_timeout``, the
+        400 ``invalid_thread_id`` for an id no store keeps and the 409 of the merge rule."""
         if not self.keeps(owner):
             return run_input, None
+        problem = thread_id_problem(run_input.thread_id) or thread_id_problem(
+            run_input.run_id, "runId"
+        )
+        if problem is not None:
+            raise invalid_thread_id(problem)
         stored: Optional[StoredThread]
         started = time.perf_counter()
         try:
@@ -122,18 +131,27 @@ class ThreadKeeper:
             ) from None
         finally:
             _timed("thread_load", started)
-        merged = merge_history(stored, run_input)
-        recorder = ThreadRecorder(self, merged, owner)
-        return merged, recorder
+        merged = merge_thread(stored, run_input)
+        recorder = ThreadRecorder(self, merged.run_input, owner, catch_up=merged.catch_up)
+        return merged.run_input, recorder
 
 
 class ThreadRecorder:
     """Reduces one run's events and saves the conversation when the run ends (see module)."""
 
     def __init__(
-        self, keeper: ThreadKeeper, run_input: RunAgentInput, owner: Optional[str]
+        self,
+        keeper: ThreadKeeper,
+        run_input: RunAgentInput,
+        owner: Optional[str],
+        *,
+        catch_up: Sequence[BaseEvent] = (),
     ) -> None:
         self._keeper = keeper
+        self._catch_up = list(catch_up)
+        self._writing: dict[str, str] = {}
+        """What the run is writing and has not ended: text, reasoning message or tool call id
+        -> the id of the message that holds it."""
         self._thread_id = run_input.thread_id
         self._run_id = run_input.run_id
         self._owner = owner
@@ -155,7 +173,10 @@ class ThreadRecorder:
 
     def wrap(self, sink: Sink) -> Sink:
         """``sink`` with every batch recorded first; a terminal event is saved before it goes
-        on (and replaced by ``RUN_ERROR`` ``thread_not_saved`` when the save fails)."""
+        on (and replaced by ``RUN_ERROR`` ``thread_not_saved`` when the save fails). What the
+        merge added goes out right after ``RUN_STARTED`` (already in the recorded state).
+        The run counts as going on (``ThreadKeeper.settle``) until ``close``."""
+        self._keeper.running.add(self)
 
         async def recorded(events: list[BaseEvent]) -> None:
             for index, event in enumerate(events):
@@ -165,6 +186,8 @@ class ThreadRecorder:
                     if failure is not None and isinstance(event, RunFinishedEvent):
                         events = [*events[:index], failure]
                     break
+            if self._catch_up:
+                events = self._with_catch_up(events)
             await sink(events)
 
         return recorded
@@ -172,14 +195,37 @@ class ThreadRecorder:
     async def close(self) -> None:
         """Save the run as ``"cancelled"`` when no terminal event was recorded (the client
         left, the server is shutting down); shielded, within the keeper's timeout."""
-        if self.saved:
-            return
-        with anyio.CancelScope(shield=True):
-            await self._save("cancelled", error_code=None, usage=None)
+        try:
+            if not self.saved:
+                with anyio.CancelScope(shield=True):
+                    await self._save("cancelled", error_code=None, usage=None, cut=True)
+        finally:
+            self._keeper.running.discard(self)
+
+    def _with_catch_up(self, events: list[BaseEvent]) -> list[BaseEvent]:
+        for index, event in enumerate(events):
+            if event.type == EventType.RUN_STARTED:
+                catch_up, self._catch_up = self._catch_up, []
+                return [*events[: index + 1], *catch_up, *events[index + 1 :]]
+        return events
+
+    def _track_writing(self, event: BaseEvent) -> None:
+        kind = event.type
+        if kind in (EventType.TEXT_MESSAGE_START, EventType.REASONING_MESSAGE_START):
+            message_id = getattr(event, "message_id", "")
+            self._writing[message_id] = message_id
+        elif kind == EventType.TOOL_CALL_START:
+            call_id = getattr(event, "tool_call_id", "")
+            self._writing[call_id] = getattr(event, "parent_message_id", None) or call_id
+        elif kind in (EventType.TEXT_MESSAGE_END, EventType.REASONING_MESSAGE_END):
+            self._writing.pop(getattr(event, "message_id", ""), None)
+        elif kind == EventType.TOOL_CALL_END:
+            self._writing.pop(getattr(event, "tool_call_id", ""), None)
 
     def _feed(self, event: BaseEvent) -> None:
         if self._pipeline is None:
             return
+        self._track_writing(event)
         try:
             # The guard's own models set fields to None explicitly (``result=None``), which
             # the pipeline's 0.x compatibility stage would report, once per run, as legacy
@@ -218,9 +264,17 @@ class ThreadRecorder:
         )
 
     async def _save(
-        self, outcome: str, *, error_code: Optional[str], usage: Optional[list[dict[str, Any]]]
+        self,
+        outcome: str,
+        *,
+        error_code: Optional[str],
+        usage: Optional[list[dict[str, Any]]],
+        cut: bool = False,
     ) -> bool:
         self.saved = True
+        messages = _typed(self._state.messages)
+        if cut and self._writing:
+            messages = _marked_incomplete(messages, set(self._writing.values()))
         run = RunSummary(
             run_id=self._run_id,
             outcome=outcome,
@@ -236,7 +290,7 @@ class ThreadRecorder:
                 await keeper.store.save(
                     self._thread_id,
                     owner=self._owner,
-                    messages=_typed(self._state.messages),
+                    messages=messages,
                     state=self._state.state,
                     run=run,
                 )
@@ -276,6 +330,17 @@ def _timed(operation: str, started: float) -> None:
 
 def _typed(messages: Sequence[dict[str, Any]]) -> list[Message]:
     return _MESSAGES.validate_python(list(messages))
+
+
+def _marked_incomplete(messages: list[Message], ids: set[str]) -> list[Message]:
+    """``messages`` with those in ``ids`` marked as cut by a cancelled run."""
+    mark = {INCOMPLETE_KEY: {"incomplete": "cancelled"}}
+    return [
+        message.model_copy(update={"metadata": {**(message.metadata or {}), **mark}})
+        if message.id in ids
+        else message
+        for message in messages
+    ]
 
 
 def history_events(stored: StoredThread) -> list[Event]:

@@ -320,9 +320,12 @@ class AgentEndpoint:
         """Serve detached runs while the block runs; leaving it stops the runs still going.
 
         Pass it as (or call it from) your app's lifespan: ``Starlette(lifespan=endpoint.lifespan)``
-        or ``FastAPI(lifespan=endpoint.lifespan)``. Without a store it does nothing. At start it
-        checks that the store answers (``ping``) and logs an error if not. Leaving it drains:
-        ``draining`` is set, the runs still going get ``shutdown_grace`` seconds to end.
+        or ``FastAPI(lifespan=endpoint.lifespan)``. Without a store or thread store it does
+        nothing. At start it checks that the stores answer (``ping``) and logs an error if not.
+        Leaving it drains:
+        ``draining`` is set, the runs still going get ``shutdown_grace`` seconds to end; with a
+        thread store, it then waits (up to 10 s) for the runs the server cut to save their
+        threads.
         """
         self.draining = False
         try:
@@ -330,6 +333,8 @@ class AgentEndpoint:
                 yield
         finally:
             self.draining = True
+            if self.thread_keeper is not None:  # runs cut by the shutdown save `cancelled`
+                await self.thread_keeper.settle()
 
     @asynccontextmanager
     async def _serving(self) -> AsyncIterator[None]:

@@ -23,13 +23,16 @@ from ag_ui.core.types import Message
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
+    "INCOMPLETE_KEY",
     "MAX_PAGE_SIZE",
+    "MAX_THREAD_ID_LENGTH",
     "TITLE_LENGTH",
     "RunSummary",
     "StoredThread",
     "ThreadPage",
     "ThreadStore",
     "ThreadSummary",
+    "thread_id_problem",
     "title_from_messages",
 ]
 
@@ -38,6 +41,35 @@ TITLE_LENGTH = 80
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+
+MAX_THREAD_ID_LENGTH = 256
+"""The longest thread id (and run id) a thread is kept under, in characters: every store takes
+it (a UUID is 36)."""
+
+INCOMPLETE_KEY = "ag-ui-sdk"
+"""The ``metadata`` key of a message a run left half written: ``{"ag-ui-sdk": {"incomplete":
+"cancelled"}}`` marks the reply a cancelled run (the client left, the server shut down) was
+writing when it stopped: it is kept as far as it went."""
+
+
+def thread_id_problem(thread_id: str, what: str = "threadId") -> Optional[str]:
+    """Why ``thread_id`` cannot name a stored thread (``None``: it can). Every store refuses
+    the same ids: empty, longer than ``MAX_THREAD_ID_LENGTH``, holding a NUL character (a
+    PostgreSQL text column cannot) or a lone UTF-16 surrogate (no UTF-8 form)."""
+    if not thread_id:
+        return f"{what} is empty"
+    if len(thread_id) > MAX_THREAD_ID_LENGTH:
+        return (
+            f"{what} has {len(thread_id)} characters; a kept thread's ids have at most "
+            f"{MAX_THREAD_ID_LENGTH}"
+        )
+    if "\x00" in thread_id:
+        return f"{what} holds a NUL character (\\u0000), which no thread store can keep"
+    try:
+        thread_id.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"{what} holds a lone UTF-16 surrogate (half a character), which has no UTF-8 form"
+    return None
 
 
 @dataclass(frozen=True)
@@ -138,8 +170,10 @@ def title_from_messages(messages: Sequence[Message]) -> str:
             text = content
         else:
             text = " ".join(getattr(part, "text", "") or "" for part in content)
-        # A lone surrogate (half an emoji) has no UTF-8 form: a title column could not hold it.
+        # A lone surrogate (half an emoji) has no UTF-8 form: a title column could not hold it,
         text = str(replace_lone_surrogates(" ".join(text.split())))
+        # Nor a NUL character a PostgreSQL text column (the stores agree: U+FFFD in both).
+        text = text.replace("\x00", "\ufffd")
         if text:
             return text if len(text) <= TITLE_LENGTH else text[: TITLE_LENGTH - 1] + "…"
     return ""

@@ -67,6 +67,12 @@ function messageElement(m, results) {
       h("summary", {}, "Reasoning"), contentText(m.content));
   }
   const bubble = h("div", {class: `msg ${role}`, "data-id": m.id}, who, contentText(m.content));
+  // A cancelled run's half reply, as the thread store kept it (docs/threads.md, "Faults").
+  const cut = ((m.metadata || {})["ag-ui-sdk"] || {}).incomplete;
+  if (cut) {
+    bubble.classList.add("incomplete");
+    bubble.append(h("span", {class: "incomplete-mark"}, `incomplete: run ${cut}`));
+  }
   for (const call of m.toolCalls || []) {
     const result = results.get(call.id);
     bubble.append(h("div", {class: "toolcall", "data-tool-call": call.id},

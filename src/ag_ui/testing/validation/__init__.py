@@ -137,4 +137,5 @@ async def validate(
                 failed.fail("wire.endless", f"the scenario did not complete within {backstop} s")
                 result = failed.done("the scenario timed out")
             report.scenarios.append(result)
+        await session.remove_threads()  # the test threads leave no trace in the user's store
     return report

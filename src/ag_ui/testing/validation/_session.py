@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any, Optional
 
+import anyio
+
+from ag_ui.core.errors import TransportError
 from ag_ui.core.events import EventType
 from ag_ui.testing.client import AgentClient
 from ag_ui.testing.conversation import Conversation
@@ -41,6 +45,8 @@ class Session:
         self.deterministic: Optional[bool] = None
         self.proto_answered: Optional[bool] = None
         self.offered_tool_called = False
+        self.threads: dict[str, None] = {}
+        """Every thread id a run used, in order (removed from the server at the end)."""
 
     def message_for(self, scenario: str, default: Optional[str] = None) -> str:
         """The first user message of ``scenario``: its own (``messages``), else ``default``,
@@ -56,7 +62,28 @@ class Session:
             # needed once graded, and a session keeps ~30 runs (memory stays bounded).
             result.body = b""
         self.observed.append((label, result))
+        if result.input is not None:
+            self.threads[result.input.thread_id] = None
         return result
+
+    async def remove_threads(self, timeout: float = 10.0) -> int:
+        """Delete the session's threads from a server that keeps them (``DELETE
+        <url>/threads/<id>``, docs/threads.md), so that validating leaves nothing in the
+        user's store; the number deleted. Nothing is sent to a server without a threads
+        endpoint; a failure to delete is left as it is (it never fails the report)."""
+        deleted = 0
+        with anyio.move_on_after(timeout):
+            try:
+                listing = await self.client.request("GET", "/threads", params={"limit": 1})
+                if listing.status_code != 200 or "threads" not in _json_keys(listing.content):
+                    return 0
+                for thread_id in self.threads:
+                    quoted = urllib.parse.quote(thread_id, safe="")
+                    response = await self.client.request("DELETE", f"/threads/{quoted}")
+                    deleted += response.status_code == 204
+            except TransportError:
+                pass
+        return deleted
 
     async def run(self, label: str, message: Optional[str] = None, **options: Any) -> RunResult:
         text = self.message if message is None else message
@@ -73,6 +100,16 @@ class Session:
 
     def interrupted_runs(self) -> list[tuple[str, RunResult]]:
         return [(label, r) for label, r in self.observed if r.outcome == "interrupt"]
+
+
+def _json_keys(body: bytes) -> Any:
+    import json
+
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return ()
+    return parsed if isinstance(parsed, dict) else ()
 
 
 class Scenario:

@@ -38,6 +38,10 @@ async def cancel(session: Session) -> ScenarioResult:
     )
 
 
+def _new_thread() -> str:
+    return f"thread-{uuid.uuid4().hex[:12]}"
+
+
 def _first_difference(first: RunResult, second: RunResult, index: int) -> str:
     def shown(result: RunResult) -> str:
         return describe_event(result.events[index]) if index < len(result.events) else "(end)"
@@ -50,7 +54,10 @@ async def proto(session: Session) -> ScenarioResult:
     base = build_input(session.message_for("proto"))
     runs: dict[str, RunResult] = {}
     for label, binary in (("SSE run 1", False), ("SSE run 2", False), ("protobuf run", True)):
-        run_input = base.model_copy(update={"run_id": f"run-{uuid.uuid4().hex[:12]}"})
+        # A thread of its own for each run: on a server that keeps threads, a second run on
+        # the first's thread continues it, and is not the same input.
+        fresh = {"run_id": f"run-{uuid.uuid4().hex[:12]}", "thread_id": _new_thread()}
+        run_input = base.model_copy(update=fresh)
         result = await session.run_input(label, run_input, proto=binary)
         scenario.graded(label, result)
         runs[label] = result
