@@ -5,8 +5,8 @@ It serves ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` 
 uvicorn (127.0.0.1, a port the OS picks) and answers each request with the next scripted
 ``Reply`` for that path: an SSE body replayed frame by frame (the fixtures in ``fixtures/`` are
 written in each provider's documented wire format), an HTTP error, a stream broken after some
-frames, a stream that goes silent. It records every request body, and whether a stream ended
-because the client went away.
+frames, a stream that goes silent, a request never answered. It records every request body,
+and whether a stream ended because the client went away.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ class Reply:
     """Send this many frames, then end the body cleanly (a stream that stops short)."""
     delay: float = 0.0
     """Seconds between frames."""
+    silent: bool = False
+    """Take the request and never answer it (no status, no headers) until the client leaves."""
 
     @classmethod
     def sse(cls, name: str, **options: Any) -> Reply:
@@ -129,6 +131,11 @@ class FakeProvider:
             )
             return
         reply = self._replies[path].popleft()
+        if reply.silent:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            self.client_left.set()
+            return
         response_headers = [(b"content-type", reply.content_type.encode())]
         response_headers += [(k.encode(), v.encode()) for k, v in reply.headers.items()]
         if reply.status != 200 or reply.content_type != "text/event-stream":

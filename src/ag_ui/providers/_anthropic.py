@@ -83,13 +83,13 @@ class AnthropicMessages(ModelProvider):
             if max_retries is not None:
                 settings["max_retries"] = max_retries
             client = anthropic.AsyncAnthropic(**settings)
-        self.client = client
+        self._use_client(client)
 
     def build_request(self, conversation: Conversation) -> dict[str, Any]:
         return self._merged(anthropic_request(conversation))
 
     async def open_stream(self, request: dict[str, Any]) -> ModelStream:
-        stream: ModelStream = await self.client.messages.create(**request)
+        stream: ModelStream = await self._single_try.messages.create(**request)
         return stream
 
     def adapter(

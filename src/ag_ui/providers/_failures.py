@@ -12,6 +12,7 @@ can carry organisation ids, quotas or fragments of the prompt.
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,8 +26,10 @@ __all__ = [
     "classify",
     "code_for",
     "failure",
+    "retry_after",
     "stream_incomplete",
     "transport_errors",
+    "unreadable",
 ]
 
 CODES: dict[str, str] = {
@@ -49,6 +52,9 @@ CODES: dict[str, str] = {
         "The model provider's stream ended before the answer was complete; retry."
     ),
     "provider_bad_response": "The model provider sent an answer this server cannot read.",
+    "invalid_tool_arguments": (
+        "The model called a tool with arguments that are not JSON (cut off or malformed); retry."
+    ),
     "content_filtered": "The model provider withheld the answer (content filter).",
     "max_tokens_reached": (
         "The answer was cut off at the model's output token limit (raise max_tokens)."
@@ -104,7 +110,12 @@ def failure(
     if debug and detail:
         message = f"{message} ({provider} said: {detail})"
     return ProviderError(
-        message, code=code, provider=provider, status=status, retry_after=retry_after
+        message,
+        code=code,
+        provider=provider,
+        status=status,
+        retry_after=retry_after,
+        detail=detail,
     )
 
 
@@ -112,6 +123,16 @@ def stream_incomplete(
     provider: str, *, debug: bool = False, detail: Optional[str] = None
 ) -> ProviderError:
     return failure("provider_stream_incomplete", provider, debug=debug, detail=detail)
+
+
+def unreadable(provider: str, exc: BaseException, *, debug: bool = False) -> ProviderError:
+    """``provider_bad_response`` for a stream event the SDK or the adapter could not read: not
+    JSON (the SDK's parser raised), or JSON of a shape the API does not send."""
+    if isinstance(exc, json.JSONDecodeError):
+        detail = f"a stream event is not JSON ({exc.msg} at character {exc.pos})"
+    else:
+        detail = f"a stream event has a shape the adapter cannot read ({type(exc).__name__}: {exc})"
+    return failure("provider_bad_response", provider, debug=debug, detail=detail)
 
 
 def _error_fields(body: Any) -> tuple[str, str, str]:
@@ -127,7 +148,8 @@ def _error_fields(body: Any) -> tuple[str, str, str]:
     )
 
 
-def _retry_after(exc: Any) -> Optional[float]:
+def retry_after(exc: Any) -> Optional[float]:
+    """The seconds an HTTP error's ``retry-after-ms`` / ``retry-after`` header asks to wait."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
@@ -182,6 +204,8 @@ def classify(
     """
     if isinstance(exc, ProviderError):
         return exc
+    if isinstance(exc, json.JSONDecodeError):  # the SDK's SSE parser met an event that is not JSON
+        return unreadable(provider, exc, debug=debug)
     if isinstance(exc, (sdk.timeout_error, *sdk.transport_timeout)):
         return failure("provider_timeout", provider, debug=debug, detail=_cause_text(exc))
     if isinstance(exc, (sdk.connection_error, *sdk.transport_error)):
@@ -199,7 +223,7 @@ def classify(
             debug=debug,
             detail=message or str(exc),
             status=getattr(exc, "status_code", None),
-            retry_after=_retry_after(exc),
+            retry_after=retry_after(exc),
         )
     if isinstance(exc, sdk.api_error):
         kind, code, message = _error_fields(getattr(exc, "body", None))

@@ -78,8 +78,10 @@ class _OpenAIProvider(ModelProvider):
     ) -> None:
         super().__init__(model, provider_name=provider_name, options=options)
         self._owns_client = client is None
-        self.client = _client(
-            client, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
+        self._use_client(
+            _client(
+                client, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
+            )
         )
 
     def sdk_errors(self) -> SDKErrors:
@@ -109,7 +111,7 @@ class OpenAIChat(_OpenAIProvider):
         return request
 
     async def open_stream(self, request: dict[str, Any]) -> ModelStream:
-        stream: ModelStream = await self.client.chat.completions.create(**request)
+        stream: ModelStream = await self._single_try.chat.completions.create(**request)
         return stream
 
     def adapter(
@@ -141,7 +143,7 @@ class OpenAIResponses(_OpenAIProvider):
         return self._merged(responses_request(conversation))
 
     async def open_stream(self, request: dict[str, Any]) -> ModelStream:
-        stream: ModelStream = await self.client.responses.create(**request)
+        stream: ModelStream = await self._single_try.responses.create(**request)
         return stream
 
     def adapter(

@@ -14,6 +14,7 @@ from ag_ui.core.errors import ProviderConfigError, ProviderError
 from ag_ui.core.events import BaseEvent
 from ag_ui.providers._failures import SDKErrors, classify
 from ag_ui.providers._history import Conversation
+from ag_ui.providers._retry import sdk_settings
 from ag_ui.providers._turn import Turn
 
 __all__ = ["ModelProvider", "ModelStream", "StreamAdapter", "api_key_from_env"]
@@ -49,6 +50,12 @@ class ModelProvider(abc.ABC):
     provider: str = ""
     api: str = ""
     """The spec prefix naming this API in ``PROVIDER:MODEL`` (``agui serve --model``)."""
+    max_retries: int = 0
+    """Tries after the first when opening the stream fails in a way worth retrying (a timeout,
+    429, 5xx...; ``_retry.py``): the SDK providers take their client's ``max_retries``."""
+    timeout: Optional[float] = None
+    """Seconds every try of one model call shares to get an answer (``None``: no bound); the
+    SDK providers take their client's timeout."""
 
     def __init__(
         self, model: str, *, provider_name: Optional[str], options: dict[str, Any]
@@ -69,7 +76,8 @@ class ModelProvider(abc.ABC):
 
     @abc.abstractmethod
     async def open_stream(self, request: dict[str, Any]) -> ModelStream:
-        """Send ``request``; returns the SDK's stream (raises the SDK's errors)."""
+        """Send ``request`` once (no retries: the agent makes them, within ``timeout``);
+        returns the SDK's stream (raises the SDK's errors)."""
 
     @abc.abstractmethod
     def adapter(
@@ -94,6 +102,13 @@ class ModelProvider(abc.ABC):
         client = getattr(self, "client", None)
         if client is not None and getattr(self, "_owns_client", False):
             await client.close()
+
+    def _use_client(self, client: Any) -> None:
+        """Take an SDK client: its retries and timeout become this provider's (made within one
+        budget by the agent), and one try goes through a copy with the SDK's retries off."""
+        self.client = client
+        self.max_retries, self.timeout = sdk_settings(client)
+        self._single_try = client.with_options(max_retries=0)
 
     def _merged(self, built: dict[str, Any]) -> dict[str, Any]:
         return {**self.options, **built, "model": self.model, "stream": True}
