@@ -85,7 +85,8 @@ def register(subparsers: Any) -> None:
         type=_positive(float),
         default=None,
         metavar="SECONDS",
-        help="give up on the provider after this long without an answer (default: the SDK's)",
+        help="give up on the provider after this long without an answer, its retries "
+        "included (and after a silence this long within an answer); default: the SDK's 600",
     )
     parser.add_argument(
         "--threads",

@@ -14,10 +14,15 @@ from ag_ui.core.errors import ProviderConfigError, ProviderError
 from ag_ui.core.events import BaseEvent
 from ag_ui.providers._failures import SDKErrors, classify
 from ag_ui.providers._history import Conversation
-from ag_ui.providers._retry import sdk_settings
 from ag_ui.providers._turn import Turn
 
-__all__ = ["ModelProvider", "ModelStream", "StreamAdapter", "api_key_from_env"]
+__all__ = [
+    "ModelProvider",
+    "ModelStream",
+    "StreamAdapter",
+    "api_key_from_env",
+    "sdk_settings",
+]
 
 
 class StreamAdapter(Protocol):
@@ -37,6 +42,17 @@ class ModelStream(Protocol):
     def __aiter__(self) -> AsyncIterator[Any]: ...
 
     async def close(self) -> None: ...
+
+
+def sdk_settings(client: Any) -> tuple[int, Optional[float]]:
+    """An SDK client's ``(max_retries, timeout in seconds)``: the retries this module makes for
+    it, and their shared budget (an ``httpx.Timeout``'s read timeout, the longest silence)."""
+    retries = getattr(client, "max_retries", 0)
+    timeout = getattr(client, "timeout", None)
+    if not isinstance(timeout, (int, float)):
+        timeout = getattr(timeout, "read", None)
+    budget = float(timeout) if isinstance(timeout, (int, float)) else None
+    return (retries if isinstance(retries, int) else 0), budget
 
 
 class ModelProvider(abc.ABC):

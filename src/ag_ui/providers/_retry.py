@@ -24,16 +24,14 @@ from __future__ import annotations
 import logging
 import math
 import random
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import anyio
 
 from ag_ui.providers._failures import SDKErrors, failure, retry_after
+from ag_ui.providers._provider import ModelProvider, ModelStream
 
-if TYPE_CHECKING:
-    from ag_ui.providers._provider import ModelProvider, ModelStream
-
-__all__ = ["backoff", "open_within_budget", "retry_wait", "sdk_settings"]
+__all__ = ["backoff", "open_within_budget", "retry_wait"]
 
 logger = logging.getLogger("ag_ui.providers")
 
@@ -70,17 +68,6 @@ def retry_wait(exc: BaseException, sdk: SDKErrors, retry: int) -> Optional[float
     if asked is None or not math.isfinite(asked) or asked <= 0:
         return backoff(retry)
     return asked if asked <= LONGEST_RETRY_AFTER else None
-
-
-def sdk_settings(client: Any) -> tuple[int, Optional[float]]:
-    """An SDK client's ``(max_retries, timeout in seconds)``: the retries this module makes for
-    it, and their shared budget (an ``httpx.Timeout``'s read timeout, the longest silence)."""
-    retries = getattr(client, "max_retries", 0)
-    timeout = getattr(client, "timeout", None)
-    if not isinstance(timeout, (int, float)):
-        timeout = getattr(timeout, "read", None)
-    budget = float(timeout) if isinstance(timeout, (int, float)) else None
-    return (retries if isinstance(retries, int) else 0), budget
 
 
 async def open_within_budget(
