@@ -5,8 +5,9 @@ It serves ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` 
 uvicorn (127.0.0.1, a port the OS picks) and answers each request with the next scripted
 ``Reply`` for that path: an SSE body replayed frame by frame (the fixtures in ``fixtures/`` are
 written in each provider's documented wire format), an HTTP error, a stream broken after some
-frames, a stream that goes silent, a request never answered. It records every request body,
-and whether a stream ended because the client went away.
+frames, a stream that goes silent, a request never answered; any other path is a 404 (a base
+URL without ``/v1``). It records every request body, and whether a stream ended because the
+client went away.
 """
 
 from __future__ import annotations
@@ -125,6 +126,16 @@ class FakeProvider:
         path = scope["path"]
         headers = {k.decode(): v.decode() for k, v in scope["headers"]}
         self.requests.append(Recorded(path, json.loads(body) if body else None, headers))
+        if path not in (CHAT, RESPONSES, MESSAGES):  # as Ollama answers a path it does not serve
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 404,
+                    "headers": [(b"content-type", b"text/plain")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b"404 page not found"})
+            return
         if not self._replies[path]:
             await self._send_whole(
                 send, 500, {"error": {"message": f"no reply scripted for {path}"}}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -44,9 +45,10 @@ def _positive(kind: type) -> Any:
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text} must be more than 0")
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not math.isfinite(value) or value <= 0:  # nan and inf parse as floats
+            raise argparse.ArgumentTypeError(f"{text} must be a finite number more than 0")
         return value
 
     return parse

@@ -38,7 +38,7 @@ from ag_ui.core.errors import ProviderConfigError, ProviderError, RunError, Tool
 from ag_ui.core.events import BaseEvent, RunFinishedSuccessOutcome
 from ag_ui.core.token_usage import TokenUsage, aggregate_token_usage
 from ag_ui.core.types import Message, RunAgentInput, Tool, ToolCall, ToolMessage
-from ag_ui.providers._failures import failure, unreadable
+from ag_ui.providers._failures import described, failure, unreadable
 from ag_ui.providers._history import Conversation, prepare_messages, system_text
 from ag_ui.providers._provider import ModelProvider, ModelStream
 from ag_ui.providers._retry import open_within_budget
@@ -301,7 +301,7 @@ class ModelAgent:
             if error is None:
                 raise
             logger.warning(
-                "run %s: model provider failed: %s: %s", ctx.run_id, type(exc).__name__, exc
+                "run %s: model provider %s failed: %s", ctx.run_id, provider.where, described(exc)
             )
             raise error from exc
         except BaseException:  # cancelled: the client left, the time limit passed

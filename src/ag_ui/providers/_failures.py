@@ -25,6 +25,7 @@ __all__ = [
     "SDKErrors",
     "classify",
     "code_for",
+    "described",
     "failure",
     "retry_after",
     "stream_incomplete",
@@ -43,6 +44,9 @@ CODES: dict[str, str] = {
         "configured with."
     ),
     "model_not_found": "The model provider does not know the configured model; check its name.",
+    "provider_url_not_found": (
+        "The model provider has no such API at the configured URL (HTTP 404); check the base URL."
+    ),
     "provider_bad_request": "The model provider rejected the request.",
     "provider_overloaded": "The model provider is overloaded; retry in a moment.",
     "provider_error": "The model provider failed while answering; retry in a moment.",
@@ -178,8 +182,10 @@ def code_for(status: Optional[int], kind: str, code: str, message: str) -> str:
         return "provider_overloaded"
     if status in (401, 403) or "authentication" in words or "permission" in words:
         return "provider_auth_failed"
-    if status == 404 or "not_found" in words or "model_not_found" in words:
-        return "model_not_found"
+    if status == 404 or "not_found" in words:
+        # A wrong path (a base URL without /v1...) is a 404 too, naming no model.
+        named = f"{words} {message}".lower()
+        return "model_not_found" if "model" in named else "provider_url_not_found"
     if status is not None and 400 <= status < 500:
         return "provider_bad_request"
     if "invalid_request" in words:
@@ -239,3 +245,13 @@ def classify(
 def _cause_text(exc: BaseException) -> str:
     cause = exc.__cause__
     return f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+
+
+def described(exc: BaseException) -> str:
+    """An SDK exception and its cause, for the server log (the SDKs' own text for a failed
+    connection is only "Connection error.")."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__
+    if cause is not None:
+        text += f" ({type(cause).__name__}: {cause})"
+    return text

@@ -6,9 +6,11 @@ classify its failures. One subclass per API (``OpenAIChat``, ``OpenAIResponses``
 from __future__ import annotations
 
 import abc
+import math
 import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Optional, Protocol
+from urllib.parse import urlsplit
 
 from ag_ui.core.errors import ProviderConfigError, ProviderError
 from ag_ui.core.events import BaseEvent
@@ -21,6 +23,8 @@ __all__ = [
     "ModelStream",
     "StreamAdapter",
     "api_key_from_env",
+    "checked_base_url",
+    "checked_timeout",
     "sdk_settings",
 ]
 
@@ -86,6 +90,12 @@ class ModelProvider(abc.ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model!r})"
 
+    @property
+    def where(self) -> str:
+        """The provider and the URL it is reached at, for log lines (``openai at https://...``)."""
+        url = getattr(getattr(self, "client", None), "base_url", None)
+        return f"{self.provider} at {url}" if url is not None else self.provider
+
     @abc.abstractmethod
     def build_request(self, conversation: Conversation) -> dict[str, Any]:
         """The keyword arguments of the SDK call for ``conversation`` (streaming on)."""
@@ -128,6 +138,35 @@ class ModelProvider(abc.ABC):
 
     def _merged(self, built: dict[str, Any]) -> dict[str, Any]:
         return {**self.options, **built, "model": self.model, "stream": True}
+
+
+def checked_base_url(url: Optional[str], *, source: str = "the base URL") -> Optional[str]:
+    """``url`` if it can be a model API's base URL (http or https, with a host), else
+    ``ProviderConfigError`` naming it (``source``: where it came from, e.g. a variable)."""
+    if url is None:
+        return None
+    fix = "an http:// or https:// URL with a host, e.g. http://127.0.0.1:11434/v1 for Ollama"
+    if any(character.isspace() for character in url):
+        raise ProviderConfigError(f"{source} {url!r} has a space in it; give {fix}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - reading it raises ValueError for a port that is not one
+    except ValueError as exc:
+        raise ProviderConfigError(f"{source} {url!r} is not a URL ({exc}); give {fix}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ProviderConfigError(f"{source} {url!r} is not {fix}")
+    return url
+
+
+def checked_timeout(timeout: Optional[float]) -> Optional[float]:
+    """``timeout`` if it is a number of seconds more than 0 (or ``None``: the SDK's default)."""
+    if timeout is not None and not (
+        isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0
+    ):
+        raise ProviderConfigError(
+            f"timeout must be a finite number of seconds more than 0, got {timeout!r}"
+        )
+    return timeout
 
 
 def api_key_from_env(

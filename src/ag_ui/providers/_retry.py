@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 import anyio
 
-from ag_ui.providers._failures import SDKErrors, failure, retry_after
+from ag_ui.providers._failures import SDKErrors, described, failure, retry_after
 from ag_ui.providers._provider import ModelProvider, ModelStream
 
 __all__ = ["backoff", "open_within_budget", "retry_wait"]
@@ -90,10 +90,9 @@ async def open_within_budget(
                 if wait is None or anyio.current_time() + wait >= deadline:
                     raise
                 logger.info(
-                    "%s failed (%s: %s); retry %d of %d in %.1f s",
-                    provider.provider,
-                    type(exc).__name__,
-                    exc,
+                    "model provider %s failed: %s; retry %d of %d in %.1f s",
+                    provider.where,
+                    described(exc),
                     retry + 1,
                     provider.max_retries,
                     wait,
