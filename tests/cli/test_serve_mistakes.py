@@ -6,6 +6,7 @@ saying which URL failed and why; never a traceback."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,16 @@ def test_a_provider_that_is_not_there_is_named_in_the_server_log() -> None:
     assert "retry 1 of 2" in failures[0]
     assert "retry 2 of 2" in failures[1]
     assert "Traceback" not in log[0]
+
+
+def test_a_system_prompt_file_that_is_not_utf8_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_bytes(b"Be brief.\n\xff")
+    args = ["--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1", "--no-threads"]
+    assert main(["serve", *args, "--system", f"@{prompt}"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"agui serve: cannot read the system prompt from {prompt}: it is not UTF-8 text "
+        "(byte 0xff at offset 10); save it as UTF-8"
+    )

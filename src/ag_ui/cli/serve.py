@@ -151,6 +151,11 @@ def _system_prompt(text: Optional[str]) -> Optional[str]:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot read the system prompt from {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"cannot read the system prompt from {path}: it is not UTF-8 text (byte "
+            f"{exc.object[exc.start]:#04x} at offset {exc.start}); save it as UTF-8"
+        ) from None
 
 
 def _app(agent: Any, *, debug: bool, store: Optional[ThreadStore] = None) -> Any:
