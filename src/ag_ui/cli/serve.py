@@ -65,15 +65,28 @@ def register(subparsers: Any) -> None:
         "with --base-url).",
     )
     parser.add_argument(
-        "--model", required=True, metavar="PROVIDER:MODEL", help="e.g. openai:gpt-4o-mini"
+        "--model",
+        required=True,
+        metavar="PROVIDER:MODEL",
+        help="e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, or openai:llama3.2 with "
+        "--base-url http://127.0.0.1:11434/v1 (Ollama)",
     )
-    parser.add_argument("--base-url", default=None, metavar="URL", help="the provider's API URL")
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="the provider's API URL (an OpenAI-compatible server's usually ends in /v1; "
+        "default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the provider's own)",
+    )
     parser.add_argument(
         "--system", default=None, metavar="TEXT", help="system prompt (or @FILE to read it)"
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     parser.add_argument(
-        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})"
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)",
     )
     parser.add_argument(
         "--max-rounds",
