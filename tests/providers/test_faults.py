@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import openai
 import pytest
 
 from ag_ui.providers import AnthropicMessages, ModelAgent, OpenAIChat, OpenAIResponses
@@ -243,3 +244,18 @@ async def test_a_provider_that_says_not_to_retry_is_not_retried(fake: FakeProvid
         run = await run_once(client(server.url))
     assert run.of("RUN_ERROR")[0]["code"] == "provider_error"
     assert len(fake.bodies(api.path)) == 1
+
+
+async def test_a_client_of_your_own_brings_its_timeout_and_retries(fake: FakeProvider) -> None:
+    fake.queue(CHAT, Reply(silent=True), Reply(silent=True), Reply(silent=True))
+    own = openai.AsyncOpenAI(base_url=fake.openai_url, api_key="k", timeout=0.5, max_retries=2)
+    provider = OpenAIChat("model-1", client=own)
+    assert (provider.timeout, provider.max_retries) == (0.5, 2)
+    try:
+        with AgentServer(ModelAgent(provider)) as server:
+            run = await run_once(client(server.url))
+    finally:
+        await own.close()
+    assert run.of("RUN_ERROR")[0]["code"] == "provider_timeout"
+    assert len(fake.bodies(CHAT)) == 1
+    assert own.max_retries == 2  # the caller's client is left as it was
