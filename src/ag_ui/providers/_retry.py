@@ -65,9 +65,9 @@ def retry_wait(exc: BaseException, sdk: SDKErrors, retry: int) -> Optional[float
     ):
         return None
     asked = retry_after(exc)
-    if asked is None or not math.isfinite(asked) or asked <= 0:
+    if asked is None or math.isnan(asked) or asked <= 0:
         return backoff(retry)
-    return asked if asked <= LONGEST_RETRY_AFTER else None
+    return asked if asked <= LONGEST_RETRY_AFTER else None  # "inf" is not waited for either
 
 
 async def open_within_budget(
