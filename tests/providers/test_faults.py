@@ -191,8 +191,9 @@ async def test_a_provider_that_never_answers_ends_after_one_timeout_for_all_trie
     fake: FakeProvider, api: Api
 ) -> None:
     fake.queue(api.path, Reply(silent=True), Reply(silent=True), Reply(silent=True))
-    # The SDK's default of two retries: each used to wait the whole timeout again.
-    with AgentServer(ModelAgent(api.provider(fake, timeout=0.5))) as server:
+    # The SDK's default of two retries: each used to wait the whole timeout again. (2 s: the
+    # request must reach the fake provider, on a loaded machine too, before the budget ends.)
+    with AgentServer(ModelAgent(api.provider(fake, timeout=2))) as server:
         run = await run_once(client(server.url))
     assert run.types == ["RUN_STARTED", "RUN_ERROR"]
     assert run.of("RUN_ERROR")[0]["code"] == "provider_timeout"
@@ -248,9 +249,9 @@ async def test_a_provider_that_says_not_to_retry_is_not_retried(fake: FakeProvid
 
 async def test_a_client_of_your_own_brings_its_timeout_and_retries(fake: FakeProvider) -> None:
     fake.queue(CHAT, Reply(silent=True), Reply(silent=True), Reply(silent=True))
-    own = openai.AsyncOpenAI(base_url=fake.openai_url, api_key="k", timeout=0.5, max_retries=2)
+    own = openai.AsyncOpenAI(base_url=fake.openai_url, api_key="k", timeout=2, max_retries=2)
     provider = OpenAIChat("model-1", client=own)
-    assert (provider.timeout, provider.max_retries) == (0.5, 2)
+    assert (provider.timeout, provider.max_retries) == (2, 2)
     try:
         with AgentServer(ModelAgent(provider)) as server:
             run = await run_once(client(server.url))

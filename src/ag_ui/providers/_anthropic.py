@@ -95,7 +95,7 @@ class AnthropicMessages(ModelProvider):
             if max_retries is not None:
                 settings["max_retries"] = max_retries
             client = anthropic.AsyncAnthropic(**settings)
-        self._use_client(client)
+        self.use_client(client)
 
     def build_request(self, conversation: Conversation) -> dict[str, Any]:
         return self._merged(anthropic_request(conversation))

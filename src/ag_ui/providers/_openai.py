@@ -90,7 +90,7 @@ class _OpenAIProvider(ModelProvider):
     ) -> None:
         super().__init__(model, provider_name=provider_name, options=options)
         self._owns_client = client is None
-        self._use_client(
+        self.use_client(
             _client(
                 client, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
             )

@@ -129,7 +129,7 @@ class ModelProvider(abc.ABC):
         if client is not None and getattr(self, "_owns_client", False):
             await client.close()
 
-    def _use_client(self, client: Any) -> None:
+    def use_client(self, client: Any) -> None:
         """Take an SDK client: its retries and timeout become this provider's (made within one
         budget by the agent), and one try goes through a copy with the SDK's retries off."""
         self.client = client
