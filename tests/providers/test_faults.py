@@ -183,6 +183,27 @@ async def test_a_stream_event_the_adapter_cannot_read_is_a_bad_response(
     assert finding in error["message"]
 
 
+@each_api
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        pytest.param(b"<html><body>Welcome to nginx!</body></html>", "text/html", id="html"),
+        pytest.param(b'{"id": "x", "choices": []}', "application/json", id="json"),
+    ],
+)
+async def test_an_answer_that_is_not_an_event_stream_is_a_bad_response_not_a_cut_one(
+    fake: FakeProvider, api: Api, body: bytes, content_type: str
+) -> None:
+    # A 200 of something else: a base URL that is not the model API's, or a server that
+    # ignored stream=true. Retrying does not help, so it is not provider_stream_incomplete.
+    fake.queue(api.path, Reply(body, content_type=content_type))
+    with AgentServer(ModelAgent(api.provider(fake, max_retries=0)), debug=True) as server:
+        run = await run_once(client(server.url))
+    error = run.of("RUN_ERROR")[0]
+    assert error["code"] == "provider_bad_response"
+    assert f"the answer is {content_type}, not an event stream" in error["message"]
+
+
 # -- one time budget for every try -----------------------------------------------------------
 
 

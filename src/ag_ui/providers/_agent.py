@@ -38,7 +38,7 @@ from ag_ui.core.errors import ProviderConfigError, ProviderError, RunError, Tool
 from ag_ui.core.events import BaseEvent, RunFinishedSuccessOutcome
 from ag_ui.core.token_usage import TokenUsage, aggregate_token_usage
 from ag_ui.core.types import Message, RunAgentInput, Tool, ToolCall, ToolMessage
-from ag_ui.providers._failures import described, failure, unreadable
+from ag_ui.providers._failures import described, failure, not_an_event_stream, unreadable
 from ag_ui.providers._history import Conversation, prepare_messages, system_text
 from ag_ui.providers._provider import ModelProvider, ModelStream
 from ag_ui.providers._retry import open_within_budget
@@ -288,6 +288,10 @@ class ModelAgent:
                     call.first_output()
                 for event in events:
                     await ctx.emit(shaped(event))
+            if not streaming:  # nothing could be read: say so if the answer was no stream
+                wrong = not_an_event_stream(stream, provider.provider, debug=ctx.debug)
+                if wrong is not None:
+                    raise wrong
             closing = adapter.close()
         except ProviderError as exc:
             logger.warning("run %s: %s (%s)", ctx.run_id, exc.code, exc.detail or exc.message)

@@ -27,6 +27,7 @@ __all__ = [
     "code_for",
     "described",
     "failure",
+    "not_an_event_stream",
     "retry_after",
     "stream_incomplete",
     "transport_errors",
@@ -136,6 +137,25 @@ def unreadable(provider: str, exc: BaseException, *, debug: bool = False) -> Pro
         detail = f"a stream event is not JSON ({exc.msg} at character {exc.pos})"
     else:
         detail = f"a stream event has a shape the adapter cannot read ({type(exc).__name__}: {exc})"
+    return failure("provider_bad_response", provider, debug=debug, detail=detail)
+
+
+def not_an_event_stream(
+    stream: Any, provider: str, *, debug: bool = False
+) -> Optional[ProviderError]:
+    """``provider_bad_response`` for an SDK stream whose answer was not an event stream (a 200
+    of HTML or JSON: a base URL that is not the model API's, a server that ignored
+    ``stream``), judged by its content type; ``None`` when it was one, or cannot be told."""
+    headers = getattr(getattr(stream, "response", None), "headers", None)
+    if headers is None:
+        return None
+    kind = str(headers.get("content-type") or "")
+    if kind.split(";")[0].strip().lower() == "text/event-stream":
+        return None
+    detail = (
+        f"the answer is {kind or 'of no content type'}, not an event stream: is the base URL "
+        "the model API's?"
+    )
     return failure("provider_bad_response", provider, debug=debug, detail=detail)
 
 
