@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import httpx
 import pytest
@@ -38,8 +38,9 @@ def agui(*args: str, **environment: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def serving(*args: str, **environment: str) -> Iterator[str]:
-    """``agui serve ARGS --port 0`` running; yields the URL it printed."""
+def serving(*args: str, log: Optional[list[str]] = None, **environment: str) -> Iterator[str]:
+    """``agui serve ARGS --port 0`` running; yields the URL it printed (and puts what it wrote
+    on stderr in ``log`` when it has stopped)."""
     server = subprocess.Popen(
         [*AGUI, "serve", *args, "--port", "0"],
         stdout=subprocess.PIPE,
@@ -59,6 +60,8 @@ def serving(*args: str, **environment: str) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=10)
+        if log is not None and server.stderr is not None:
+            log.append(server.stderr.read())
 
 
 def test_serves_an_openai_compatible_model_that_agui_run_talks_to(

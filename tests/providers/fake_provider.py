@@ -5,8 +5,9 @@ It serves ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` 
 uvicorn (127.0.0.1, a port the OS picks) and answers each request with the next scripted
 ``Reply`` for that path: an SSE body replayed frame by frame (the fixtures in ``fixtures/`` are
 written in each provider's documented wire format), an HTTP error, a stream broken after some
-frames, a stream that goes silent. It records every request body, and whether a stream ended
-because the client went away.
+frames, a stream that goes silent, a request never answered; any other path is a 404 (a base
+URL without ``/v1``). It records every request body, and whether a stream ended because the
+client went away.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class Reply:
     """Send this many frames, then end the body cleanly (a stream that stops short)."""
     delay: float = 0.0
     """Seconds between frames."""
+    silent: bool = False
+    """Take the request and never answer it (no status, no headers) until the client leaves."""
 
     @classmethod
     def sse(cls, name: str, **options: Any) -> Reply:
@@ -123,12 +126,27 @@ class FakeProvider:
         path = scope["path"]
         headers = {k.decode(): v.decode() for k, v in scope["headers"]}
         self.requests.append(Recorded(path, json.loads(body) if body else None, headers))
+        if path not in (CHAT, RESPONSES, MESSAGES):  # as Ollama answers a path it does not serve
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 404,
+                    "headers": [(b"content-type", b"text/plain")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b"404 page not found"})
+            return
         if not self._replies[path]:
             await self._send_whole(
                 send, 500, {"error": {"message": f"no reply scripted for {path}"}}
             )
             return
         reply = self._replies[path].popleft()
+        if reply.silent:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            self.client_left.set()
+            return
         response_headers = [(b"content-type", reply.content_type.encode())]
         response_headers += [(k.encode(), v.encode()) for k, v in reply.headers.items()]
         if reply.status != 200 or reply.content_type != "text/event-stream":

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from ag_ui.core.errors import ProviderConfigError, ToolDefinitionError, ToolError
-from ag_ui.providers import ModelAgent, OpenAIChat
+from ag_ui.providers import AnthropicMessages, ModelAgent, OpenAIChat, OpenAIResponses
 from ag_ui.server import RunContext
 from tests.providers.agui_server import AgentServer
 from tests.providers.fake_provider import CHAT, FakeProvider, Reply
@@ -179,6 +179,15 @@ def test_set_up_errors_name_the_fix() -> None:
 
     with pytest.raises(ToolDefinitionError, match=r"\*cities"):
         ModelAgent(provider, tools=[variadic])
+
+
+@pytest.mark.parametrize("make", [OpenAIChat, OpenAIResponses, AnthropicMessages])
+def test_a_base_url_or_a_timeout_that_cannot_work_is_refused(make: Any) -> None:
+    with pytest.raises(ProviderConfigError, match="'localhost:11434' is not an http:// or https"):
+        make("m", base_url="localhost:11434", api_key="k")
+    for timeout in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ProviderConfigError, match="finite number of seconds more than 0"):
+            make("m", base_url="http://127.0.0.1:1/v1", api_key="k", timeout=timeout)
 
 
 def test_missing_api_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -45,9 +46,10 @@ def _positive(kind: type) -> Any:
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text} must be more than 0")
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not math.isfinite(value) or value <= 0:  # nan and inf parse as floats
+            raise argparse.ArgumentTypeError(f"{text} must be a finite number more than 0")
         return value
 
     return parse
@@ -64,15 +66,28 @@ def register(subparsers: Any) -> None:
         "with --base-url).",
     )
     parser.add_argument(
-        "--model", required=True, metavar="PROVIDER:MODEL", help="e.g. openai:gpt-4o-mini"
+        "--model",
+        required=True,
+        metavar="PROVIDER:MODEL",
+        help="e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, or openai:llama3.2 with "
+        "--base-url http://127.0.0.1:11434/v1 (Ollama)",
     )
-    parser.add_argument("--base-url", default=None, metavar="URL", help="the provider's API URL")
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="the provider's API URL (an OpenAI-compatible server's usually ends in /v1; "
+        "default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the provider's own)",
+    )
     parser.add_argument(
         "--system", default=None, metavar="TEXT", help="system prompt (or @FILE to read it)"
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     parser.add_argument(
-        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})"
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)",
     )
     parser.add_argument(
         "--max-rounds",
@@ -86,7 +101,8 @@ def register(subparsers: Any) -> None:
         type=_positive(float),
         default=None,
         metavar="SECONDS",
-        help="give up on the provider after this long without an answer (default: the SDK's)",
+        help="give up on the provider after this long without an answer, its retries "
+        "included (and after a silence this long within an answer); default: the SDK's 600",
     )
     parser.add_argument(
         "--threads",
@@ -150,6 +166,11 @@ def _system_prompt(text: Optional[str]) -> Optional[str]:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot read the system prompt from {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"cannot read the system prompt from {path}: it is not UTF-8 text (byte "
+            f"{exc.object[exc.start]:#04x} at offset {exc.start}); save it as UTF-8"
+        ) from None
 
 
 def _app(

@@ -506,7 +506,9 @@ class ProviderError(RunError):
     ``code`` is stable (``rate_limited``, ``context_length_exceeded``, ``provider_timeout``...,
     listed in docs/providers.md); ``message`` is safe to show a user (no provider text unless the
     endpoint runs with ``debug``). ``provider`` names the API, ``status`` is the HTTP status when
-    there was one, ``retry_after`` the seconds the provider asked to wait (if it said).
+    there was one, ``retry_after`` the seconds the provider asked to wait (if it said);
+    ``detail`` what went wrong in the provider's or this server's words, for the server log (the
+    message carries it only in debug).
     """
 
     def __init__(
@@ -517,12 +519,14 @@ class ProviderError(RunError):
         provider: str,
         status: Optional[int] = None,
         retry_after: Optional[float] = None,
+        detail: Optional[str] = None,
     ) -> None:
         super().__init__(message, code=code)
         self.code: str = code
         self.provider = provider
         self.status = status
         self.retry_after = retry_after
+        self.detail = detail
 
 
 class ProviderConfigError(AGUIError, ValueError):

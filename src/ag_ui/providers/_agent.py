@@ -38,9 +38,10 @@ from ag_ui.core.errors import ProviderConfigError, ProviderError, RunError, Tool
 from ag_ui.core.events import BaseEvent, RunFinishedSuccessOutcome
 from ag_ui.core.token_usage import TokenUsage, aggregate_token_usage
 from ag_ui.core.types import Message, RunAgentInput, Tool, ToolCall, ToolMessage
-from ag_ui.providers._failures import failure
+from ag_ui.providers._failures import described, failure, not_an_event_stream, unreadable
 from ag_ui.providers._history import Conversation, prepare_messages, system_text
 from ag_ui.providers._provider import ModelProvider, ModelStream
+from ag_ui.providers._retry import open_within_budget
 from ag_ui.providers._spec import provider_from_spec
 from ag_ui.providers._state_tool import STATE_TOOL_NAME, state_tool
 from ag_ui.providers._turn import Turn
@@ -271,17 +272,29 @@ class ModelAgent:
                 messages=conversation.messages,
             )
         try:
-            stream = await provider.open_stream(request)
+            stream = await open_within_budget(provider, request, debug=ctx.debug)
             async for chunk in stream:
                 streaming = True
-                events = adapter.feed(chunk)
+                try:
+                    events = adapter.feed(chunk)
+                except ProviderError:
+                    raise
+                except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+                    # JSON of a shape the API does not send; logged whole, in case the adapter
+                    # is the one at fault.
+                    logger.warning("run %s: unreadable stream event %r", ctx.run_id, chunk)
+                    raise unreadable(provider.provider, exc, debug=ctx.debug) from exc
                 if call is not None and events:
                     call.first_output()
                 for event in events:
                     await ctx.emit(shaped(event))
+            if not streaming:  # nothing could be read: say so if the answer was no stream
+                wrong = not_an_event_stream(stream, provider.provider, debug=ctx.debug)
+                if wrong is not None:
+                    raise wrong
             closing = adapter.close()
         except ProviderError as exc:
-            logger.warning("run %s: %s (%s)", ctx.run_id, exc.code, exc.message)
+            logger.warning("run %s: %s (%s)", ctx.run_id, exc.code, exc.detail or exc.message)
             if call is not None:
                 call.fail(exc.code, exc.message)
             raise
@@ -292,7 +305,7 @@ class ModelAgent:
             if error is None:
                 raise
             logger.warning(
-                "run %s: model provider failed: %s: %s", ctx.run_id, type(exc).__name__, exc
+                "run %s: model provider %s failed: %s", ctx.run_id, provider.where, described(exc)
             )
             raise error from exc
         except BaseException:  # cancelled: the client left, the time limit passed

@@ -20,7 +20,14 @@ from ag_ui.providers._anthropic_request import anthropic_request
 from ag_ui.providers._anthropic_stream import AnthropicAdapter
 from ag_ui.providers._failures import SDKErrors, transport_errors
 from ag_ui.providers._history import Conversation
-from ag_ui.providers._provider import ModelProvider, ModelStream, StreamAdapter, api_key_from_env
+from ag_ui.providers._provider import (
+    ModelProvider,
+    ModelStream,
+    StreamAdapter,
+    api_key_from_env,
+    checked_base_url,
+    checked_timeout,
+)
 
 __all__ = ["AnthropicMessages"]
 
@@ -68,7 +75,12 @@ class AnthropicMessages(ModelProvider):
         )
         self._owns_client = client is None
         if client is None:
-            base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+            if base_url:
+                checked_base_url(base_url)
+            else:
+                base_url = checked_base_url(
+                    os.environ.get("ANTHROPIC_BASE_URL") or None, source="ANTHROPIC_BASE_URL"
+                )
             key = api_key_from_env(
                 api_key,
                 ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
@@ -78,18 +90,18 @@ class AnthropicMessages(ModelProvider):
             settings: dict[str, Any] = {"api_key": key}
             if base_url:
                 settings["base_url"] = base_url
-            if timeout is not None:
+            if checked_timeout(timeout) is not None:
                 settings["timeout"] = timeout
             if max_retries is not None:
                 settings["max_retries"] = max_retries
             client = anthropic.AsyncAnthropic(**settings)
-        self.client = client
+        self.use_client(client)
 
     def build_request(self, conversation: Conversation) -> dict[str, Any]:
         return self._merged(anthropic_request(conversation))
 
     async def open_stream(self, request: dict[str, Any]) -> ModelStream:
-        stream: ModelStream = await self.client.messages.create(**request)
+        stream: ModelStream = await self._single_try.messages.create(**request)
         return stream
 
     def adapter(

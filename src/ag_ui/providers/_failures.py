@@ -12,6 +12,7 @@ can carry organisation ids, quotas or fragments of the prompt.
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,9 +25,13 @@ __all__ = [
     "SDKErrors",
     "classify",
     "code_for",
+    "described",
     "failure",
+    "not_an_event_stream",
+    "retry_after",
     "stream_incomplete",
     "transport_errors",
+    "unreadable",
 ]
 
 CODES: dict[str, str] = {
@@ -40,6 +45,9 @@ CODES: dict[str, str] = {
         "configured with."
     ),
     "model_not_found": "The model provider does not know the configured model; check its name.",
+    "provider_url_not_found": (
+        "The model provider has no such API at the configured URL (HTTP 404); check the base URL."
+    ),
     "provider_bad_request": "The model provider rejected the request.",
     "provider_overloaded": "The model provider is overloaded; retry in a moment.",
     "provider_error": "The model provider failed while answering; retry in a moment.",
@@ -49,6 +57,9 @@ CODES: dict[str, str] = {
         "The model provider's stream ended before the answer was complete; retry."
     ),
     "provider_bad_response": "The model provider sent an answer this server cannot read.",
+    "invalid_tool_arguments": (
+        "The model called a tool with arguments that are not JSON (cut off or malformed); retry."
+    ),
     "content_filtered": "The model provider withheld the answer (content filter).",
     "max_tokens_reached": (
         "The answer was cut off at the model's output token limit (raise max_tokens)."
@@ -104,7 +115,12 @@ def failure(
     if debug and detail:
         message = f"{message} ({provider} said: {detail})"
     return ProviderError(
-        message, code=code, provider=provider, status=status, retry_after=retry_after
+        message,
+        code=code,
+        provider=provider,
+        status=status,
+        retry_after=retry_after,
+        detail=detail,
     )
 
 
@@ -112,6 +128,35 @@ def stream_incomplete(
     provider: str, *, debug: bool = False, detail: Optional[str] = None
 ) -> ProviderError:
     return failure("provider_stream_incomplete", provider, debug=debug, detail=detail)
+
+
+def unreadable(provider: str, exc: BaseException, *, debug: bool = False) -> ProviderError:
+    """``provider_bad_response`` for a stream event the SDK or the adapter could not read: not
+    JSON (the SDK's parser raised), or JSON of a shape the API does not send."""
+    if isinstance(exc, json.JSONDecodeError):
+        detail = f"a stream event is not JSON ({exc.msg} at character {exc.pos})"
+    else:
+        detail = f"a stream event has a shape the adapter cannot read ({type(exc).__name__}: {exc})"
+    return failure("provider_bad_response", provider, debug=debug, detail=detail)
+
+
+def not_an_event_stream(
+    stream: Any, provider: str, *, debug: bool = False
+) -> Optional[ProviderError]:
+    """``provider_bad_response`` for an SDK stream whose answer was not an event stream (a 200
+    of HTML or JSON: a base URL that is not the model API's, a server that ignored
+    ``stream``), judged by its content type; ``None`` when it was one, or cannot be told."""
+    headers = getattr(getattr(stream, "response", None), "headers", None)
+    if headers is None:
+        return None
+    kind = str(headers.get("content-type") or "")
+    if kind.split(";")[0].strip().lower() == "text/event-stream":
+        return None
+    detail = (
+        f"the answer is {kind or 'of no content type'}, not an event stream: is the base URL "
+        "the model API's?"
+    )
+    return failure("provider_bad_response", provider, debug=debug, detail=detail)
 
 
 def _error_fields(body: Any) -> tuple[str, str, str]:
@@ -127,7 +172,8 @@ def _error_fields(body: Any) -> tuple[str, str, str]:
     )
 
 
-def _retry_after(exc: Any) -> Optional[float]:
+def retry_after(exc: Any) -> Optional[float]:
+    """The seconds an HTTP error's ``retry-after-ms`` / ``retry-after`` header asks to wait."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
@@ -156,8 +202,10 @@ def code_for(status: Optional[int], kind: str, code: str, message: str) -> str:
         return "provider_overloaded"
     if status in (401, 403) or "authentication" in words or "permission" in words:
         return "provider_auth_failed"
-    if status == 404 or "not_found" in words or "model_not_found" in words:
-        return "model_not_found"
+    if status == 404 or "not_found" in words:
+        # A wrong path (a base URL without /v1...) is a 404 too, naming no model.
+        named = f"{words} {message}".lower()
+        return "model_not_found" if "model" in named else "provider_url_not_found"
     if status is not None and 400 <= status < 500:
         return "provider_bad_request"
     if "invalid_request" in words:
@@ -182,6 +230,8 @@ def classify(
     """
     if isinstance(exc, ProviderError):
         return exc
+    if isinstance(exc, json.JSONDecodeError):  # the SDK's SSE parser met an event that is not JSON
+        return unreadable(provider, exc, debug=debug)
     if isinstance(exc, (sdk.timeout_error, *sdk.transport_timeout)):
         return failure("provider_timeout", provider, debug=debug, detail=_cause_text(exc))
     if isinstance(exc, (sdk.connection_error, *sdk.transport_error)):
@@ -199,7 +249,7 @@ def classify(
             debug=debug,
             detail=message or str(exc),
             status=getattr(exc, "status_code", None),
-            retry_after=_retry_after(exc),
+            retry_after=retry_after(exc),
         )
     if isinstance(exc, sdk.api_error):
         kind, code, message = _error_fields(getattr(exc, "body", None))
@@ -215,3 +265,13 @@ def classify(
 def _cause_text(exc: BaseException) -> str:
     cause = exc.__cause__
     return f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+
+
+def described(exc: BaseException) -> str:
+    """An SDK exception and its cause, for the server log (the SDKs' own text for a failed
+    connection is only "Connection error.")."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__
+    if cause is not None:
+        text += f" ({type(cause).__name__}: {cause})"
+    return text

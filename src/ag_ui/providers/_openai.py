@@ -20,7 +20,14 @@ from ag_ui.providers._chat_request import chat_request
 from ag_ui.providers._chat_stream import ChatCompletionsAdapter
 from ag_ui.providers._failures import SDKErrors, transport_errors
 from ag_ui.providers._history import Conversation
-from ag_ui.providers._provider import ModelProvider, ModelStream, StreamAdapter, api_key_from_env
+from ag_ui.providers._provider import (
+    ModelProvider,
+    ModelStream,
+    StreamAdapter,
+    api_key_from_env,
+    checked_base_url,
+    checked_timeout,
+)
 from ag_ui.providers._responses_request import responses_request
 from ag_ui.providers._responses_stream import ResponsesAdapter
 
@@ -48,13 +55,18 @@ def _client(
 ) -> openai.AsyncOpenAI:
     if client is not None:
         return client
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    if base_url:
+        checked_base_url(base_url)
+    else:
+        base_url = checked_base_url(
+            os.environ.get("OPENAI_BASE_URL") or None, source="OPENAI_BASE_URL"
+        )
     options: dict[str, Any] = {
         "api_key": api_key_from_env(api_key, ("OPENAI_API_KEY",), base_url=base_url, who="OpenAI")
     }
     if base_url:
         options["base_url"] = base_url
-    if timeout is not None:
+    if checked_timeout(timeout) is not None:
         options["timeout"] = timeout
     if max_retries is not None:
         options["max_retries"] = max_retries
@@ -78,8 +90,10 @@ class _OpenAIProvider(ModelProvider):
     ) -> None:
         super().__init__(model, provider_name=provider_name, options=options)
         self._owns_client = client is None
-        self.client = _client(
-            client, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
+        self.use_client(
+            _client(
+                client, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
+            )
         )
 
     def sdk_errors(self) -> SDKErrors:
@@ -109,7 +123,7 @@ class OpenAIChat(_OpenAIProvider):
         return request
 
     async def open_stream(self, request: dict[str, Any]) -> ModelStream:
-        stream: ModelStream = await self.client.chat.completions.create(**request)
+        stream: ModelStream = await self._single_try.chat.completions.create(**request)
         return stream
 
     def adapter(
@@ -141,7 +155,7 @@ class OpenAIResponses(_OpenAIProvider):
         return self._merged(responses_request(conversation))
 
     async def open_stream(self, request: dict[str, Any]) -> ModelStream:
-        stream: ModelStream = await self.client.responses.create(**request)
+        stream: ModelStream = await self._single_try.responses.create(**request)
         return stream
 
     def adapter(

@@ -6,9 +6,11 @@ classify its failures. One subclass per API (``OpenAIChat``, ``OpenAIResponses``
 from __future__ import annotations
 
 import abc
+import math
 import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Optional, Protocol
+from urllib.parse import urlsplit
 
 from ag_ui.core.errors import ProviderConfigError, ProviderError
 from ag_ui.core.events import BaseEvent
@@ -16,7 +18,15 @@ from ag_ui.providers._failures import SDKErrors, classify
 from ag_ui.providers._history import Conversation
 from ag_ui.providers._turn import Turn
 
-__all__ = ["ModelProvider", "ModelStream", "StreamAdapter", "api_key_from_env"]
+__all__ = [
+    "ModelProvider",
+    "ModelStream",
+    "StreamAdapter",
+    "api_key_from_env",
+    "checked_base_url",
+    "checked_timeout",
+    "sdk_settings",
+]
 
 
 class StreamAdapter(Protocol):
@@ -38,6 +48,17 @@ class ModelStream(Protocol):
     async def close(self) -> None: ...
 
 
+def sdk_settings(client: Any) -> tuple[int, Optional[float]]:
+    """An SDK client's ``(max_retries, timeout in seconds)``: the retries this module makes for
+    it, and their shared budget (an ``httpx.Timeout``'s read timeout, the longest silence)."""
+    retries = getattr(client, "max_retries", 0)
+    timeout = getattr(client, "timeout", None)
+    if not isinstance(timeout, (int, float)):
+        timeout = getattr(timeout, "read", None)
+    budget = float(timeout) if isinstance(timeout, (int, float)) else None
+    return (retries if isinstance(retries, int) else 0), budget
+
+
 class ModelProvider(abc.ABC):
     """One model behind one API.
 
@@ -49,6 +70,12 @@ class ModelProvider(abc.ABC):
     provider: str = ""
     api: str = ""
     """The spec prefix naming this API in ``PROVIDER:MODEL`` (``agui serve --model``)."""
+    max_retries: int = 0
+    """Tries after the first when opening the stream fails in a way worth retrying (a timeout,
+    429, 5xx...; ``_retry.py``): the SDK providers take their client's ``max_retries``."""
+    timeout: Optional[float] = None
+    """Seconds every try of one model call shares to get an answer (``None``: no bound); the
+    SDK providers take their client's timeout."""
 
     def __init__(
         self, model: str, *, provider_name: Optional[str], options: dict[str, Any]
@@ -63,13 +90,20 @@ class ModelProvider(abc.ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model!r})"
 
+    @property
+    def where(self) -> str:
+        """The provider and the URL it is reached at, for log lines (``openai at https://...``)."""
+        url = getattr(getattr(self, "client", None), "base_url", None)
+        return f"{self.provider} at {url}" if url is not None else self.provider
+
     @abc.abstractmethod
     def build_request(self, conversation: Conversation) -> dict[str, Any]:
         """The keyword arguments of the SDK call for ``conversation`` (streaming on)."""
 
     @abc.abstractmethod
     async def open_stream(self, request: dict[str, Any]) -> ModelStream:
-        """Send ``request``; returns the SDK's stream (raises the SDK's errors)."""
+        """Send ``request`` once (no retries: the agent makes them, within ``timeout``);
+        returns the SDK's stream (raises the SDK's errors)."""
 
     @abc.abstractmethod
     def adapter(
@@ -95,8 +129,44 @@ class ModelProvider(abc.ABC):
         if client is not None and getattr(self, "_owns_client", False):
             await client.close()
 
+    def use_client(self, client: Any) -> None:
+        """Take an SDK client: its retries and timeout become this provider's (made within one
+        budget by the agent), and one try goes through a copy with the SDK's retries off."""
+        self.client = client
+        self.max_retries, self.timeout = sdk_settings(client)
+        self._single_try = client.with_options(max_retries=0)
+
     def _merged(self, built: dict[str, Any]) -> dict[str, Any]:
         return {**self.options, **built, "model": self.model, "stream": True}
+
+
+def checked_base_url(url: Optional[str], *, source: str = "the base URL") -> Optional[str]:
+    """``url`` if it can be a model API's base URL (http or https, with a host), else
+    ``ProviderConfigError`` naming it (``source``: where it came from, e.g. a variable)."""
+    if url is None:
+        return None
+    fix = "an http:// or https:// URL with a host, e.g. http://127.0.0.1:11434/v1 for Ollama"
+    if any(character.isspace() for character in url):
+        raise ProviderConfigError(f"{source} {url!r} has a space in it; give {fix}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - reading it raises ValueError for a port that is not one
+    except ValueError as exc:
+        raise ProviderConfigError(f"{source} {url!r} is not a URL ({exc}); give {fix}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ProviderConfigError(f"{source} {url!r} is not {fix}")
+    return url
+
+
+def checked_timeout(timeout: Optional[float]) -> Optional[float]:
+    """``timeout`` if it is a number of seconds more than 0 (or ``None``: the SDK's default)."""
+    if timeout is not None and not (
+        isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0
+    ):
+        raise ProviderConfigError(
+            f"timeout must be a finite number of seconds more than 0, got {timeout!r}"
+        )
+    return timeout
 
 
 def api_key_from_env(
