@@ -99,8 +99,8 @@ class LoudBuildExt(build_ext):
             names = ", ".join(self.failed)
             print(
                 f"WARNING ag-ui-sdk: built WITHOUT its C accelerators ({names} did not compile):"
-                f" the pure-Python paths run, up to 6x slower; to get them, {WHAT_TO_INSTALL},"
-                " or set AG_UI_REQUIRE_SPEEDUPS=1 to make this an error",
+                " the pure-Python paths run instead, several times slower; to get them,"
+                f" {WHAT_TO_INSTALL}, or set AG_UI_REQUIRE_SPEEDUPS=1 to make this an error",
                 file=sys.stderr,
                 flush=True,
             )
