@@ -94,7 +94,13 @@ class LoudBuildExt(build_ext):
 
     def run(self):
         self.failed = []
+        # setuptools builds in build/ and then copies into src/ for an in-place (editable)
+        # build: a failed extension's copy in src/ is an earlier build's, removed here.
+        in_place = self.inplace or getattr(self, "editable_mode", False)
         super().run()
+        if in_place:
+            for name in self.failed:
+                Path("src", self.get_ext_filename(name)).unlink(missing_ok=True)
         if self.failed:
             names = ", ".join(self.failed)
             print(
@@ -109,20 +115,12 @@ class LoudBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except (CCompilerError, CompileError, BaseError):
-            for stale in self._outputs(ext):
-                stale.unlink(missing_ok=True)
+            # Never an earlier build's output in place of this one's.
+            Path(self.build_lib, self.get_ext_filename(ext.name)).unlink(missing_ok=True)
             if not ext.optional:
                 raise
             self.failed.append(ext.name)
             raise  # build_ext's own handler logs the compiler's message and goes on
-
-    def _outputs(self, ext):
-        """Where this extension's compiled file goes: the build directory, and in place."""
-        filename = self.get_ext_filename(ext.name)
-        paths = [Path(self.build_lib, filename)]
-        if self.inplace or getattr(self, "editable_mode", False):
-            paths.append(Path("src", filename))
-        return paths
 
 
 setup(

@@ -15,9 +15,11 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import json
+import os
 import re
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -184,3 +186,37 @@ def test_the_version_is_written_once() -> None:
     # Releasing moves [Unreleased] to a new section and raises __version__ in one commit.
     assert released, "CHANGELOG.md has no release section"
     assert ag_ui.__version__ == released[0], "__version__ is CHANGELOG.md's newest release"
+
+
+def test_an_in_place_build_without_a_compiler_leaves_no_stale_accelerator(tmp_path: Path) -> None:
+    """An editable install builds in place: a compile that fails there removes the earlier
+    build's module from src/, which the package would otherwise go on loading."""
+    listed = _run("git", "ls-files", "-z").stdout.split("\0")
+    for name in filter(None, listed):
+        if (REPO / name).is_file():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_bytes((REPO / name).read_bytes())
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    stale = [
+        tmp_path / "src" / "ag_ui" / "proto" / f"_speedups{suffix}",
+        tmp_path / "src" / "ag_ui" / "core" / f"_json_speedups{suffix}",
+    ]
+    for path in stale:
+        path.write_bytes(b"an earlier build")
+    done = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "CC": "false"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    warnings = [
+        line
+        for line in done.stderr.splitlines()
+        if line.startswith("WARNING ag-ui-sdk: built WITHOUT its C accelerators")
+    ]
+    assert len(warnings) == 1, done.stderr
+    assert [path.name for path in stale if path.exists()] == []
