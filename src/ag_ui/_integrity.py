@@ -171,6 +171,14 @@ def _imported_package_problem() -> Optional[str]:
     return None
 
 
+def _source_version() -> Optional[str]:
+    """``ag_ui.__version__`` of a source tree (no ``RECORD`` to read it from), if it is ours."""
+    if _imported_package_problem() is not None:
+        return None
+    version = getattr(sys.modules.get("ag_ui"), "__version__", None)
+    return version if isinstance(version, str) else None
+
+
 def inspect_installation() -> InstallationReport:
     """Find who owns each shared file and what, if anything, is wrong (never raises)."""
     site_dir = PACKAGE_DIR.parent
@@ -191,7 +199,7 @@ def inspect_installation() -> InstallationReport:
         return InstallationReport(
             "source",
             PACKAGE_DIR,
-            None,
+            _source_version(),
             None,
             official_version,
             shared,

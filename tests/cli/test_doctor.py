@@ -66,3 +66,48 @@ def test_says_when_the_build_lacked_them(tmp_path: Path) -> None:
     status, detail = doctor._json_speedups(True, tmp_path)
     assert status == "not built"
     assert "no compiled _json_speedups" in detail
+
+
+def test_knows_the_version_of_a_source_tree() -> None:
+    # This venv's install is editable: no RECORD beside the package, the version is the tree's.
+    report = _doctor_json()
+    assert report["mode"] == "source"
+    assert report["sdk_version"] == ag_ui.__version__
+
+
+def _pyproject_extras() -> dict[str, set[str]]:
+    """Every extra of pyproject.toml (but the aggregates) -> the distributions it installs."""
+    import re
+
+    import tomllib
+    from packaging.requirements import Requirement
+
+    path = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    optional = tomllib.loads(path.read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+
+    def names(extra: str) -> set[str]:
+        found: set[str] = set()
+        for text in optional[extra]:
+            requirement = Requirement(text)
+            if requirement.name == "ag-ui-sdk":
+                for inner in requirement.extras:
+                    found |= names(inner)
+            else:
+                found.add(re.sub(r"[-_.]+", "-", requirement.name).lower())
+        return found
+
+    return {extra: names(extra) for extra in optional if extra not in ("all", "dev")}
+
+
+def test_checks_every_extra() -> None:
+    checked = {name: set(distributions) for name, (_, distributions) in doctor.EXTRAS.items()}
+    assert checked == _pyproject_extras()
+
+
+def test_reports_every_extra_importing_here() -> None:
+    # This venv has every extra (scripts/test installs .[dev], which includes .[all]).
+    extras = _doctor_json()["extras"]
+    assert set(extras) == set(doctor.EXTRAS)
+    assert {name: extra["detail"] for name, extra in extras.items() if not extra["imports"]} == {}
+    assert extras["openai"]["detail"] == "found"  # the provider's SDK is not imported
+    assert extras["client"]["detail"] == "imports"

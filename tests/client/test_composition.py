@@ -1,10 +1,9 @@
 """HttpAgent is composed: an immutable HttpConfig, a Conversation, one Run at a time; and the
-client's public surface is ``ag_ui.client`` (old module paths stay importable)."""
+client's public surface is ``ag_ui.client``."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from typing import Any
 
 import pytest
@@ -15,82 +14,19 @@ from tests.client.client_helpers import Recorder, asgi_agent, run_frames, sequen
 
 pytestmark = pytest.mark.anyio
 
-OLD_MODULES = {
-    "agent": ["HttpAgent"],
-    "debug": ["DebugConfig", "DebugLog", "DebugOption", "resolve_debug"],
-    "decoding": [
-        "EventDecoder",
-        "ProtoEventDecoder",
-        "SSEEventDecoder",
-        "UnknownEventWarning",
-        "decoder_for_content_type",
-    ],
-    "event_stream": ["AgentEventStream", "closing"],
-    "interrupts": [
-        "build_resume_array",
-        "check_resume_covers",
-        "get_run_outcome",
-        "interrupts_of",
-        "is_interrupt_expired",
-    ],
-    "middleware": [
-        "FilterToolCallsMiddleware",
-        "FunctionMiddleware",
-        "Middleware",
-        "MiddlewareFunction",
-        "NextAgent",
-        "chain",
-    ],
-    "reconnect": ["Reconnect", "ReconnectPolicy", "connect_url", "resumable_events"],
-    "result": ["RunAgentResult"],
-    "subscriber": [
-        "CALLBACK_NAMES",
-        "UNSET",
-        "AgentStateMutation",
-        "AgentSubscriber",
-        "SubscriberParams",
-        "Subscription",
-        "as_subscriber",
-        "callback_name_for",
-        "run_subscribers",
-    ],
-    "sync": ["SyncHttpAgent"],
-    "transport": [
-        "AbortSignal",
-        "ConnectionLostError",
-        "accept_header",
-        "fetch_capabilities",
-        "new_http_client",
-        "stream_events",
-    ],
-}
-
-
-@pytest.mark.parametrize("module", sorted(OLD_MODULES))
-def test_old_module_paths_stay_importable_with_the_same_objects(module: str) -> None:
-    old = importlib.import_module(f"ag_ui.client.{module}")
-    assert sorted(old.__all__) == sorted(OLD_MODULES[module])
-    for name in OLD_MODULES[module]:
-        value = getattr(old, name)
-        if name in ag_ui.client.__all__:
-            assert value is getattr(ag_ui.client, name)
-
 
 def test_every_module_behind_the_public_surface_is_private() -> None:
     from pathlib import Path
 
-    public = {"downgrade", "sse", "versions"}  # documented module paths of their own
-    shims = set(OLD_MODULES)
+    # Documented module paths of their own; the never-released re-export modules
+    # (ag_ui.client.agent, .transport...) were deleted before the first release.
+    public = {"downgrade", "versions"}
     folder = Path(ag_ui.client.__file__).parent
     for path in folder.glob("*.py"):
         name = path.stem
         if name == "__init__" or name.startswith("_"):
             continue
-        assert name in public | shims, f"ag_ui.client.{name} should be private (_{name})"
-        if name in shims:  # a shim holds no code of its own, only the old names
-            source = path.read_text()
-            assert "def " not in source, name
-            assert "class " not in source, name
+        assert name in public, f"ag_ui.client.{name} should be private (_{name})"
 
 
 def test_settings_live_in_one_immutable_config() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ag_ui.client import AgentStateMutation, DebugConfig, HttpAgent
-from ag_ui.client.debug import resolve_debug
+from ag_ui.client._debug import resolve_debug
 from ag_ui.core import RunAgentInput
 from ag_ui.core.decoding import AnyEvent, parse_event
 from ag_ui.core.errors import HTTPStatusError

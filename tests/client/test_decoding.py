@@ -8,8 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ag_ui.client import SSEEventDecoder, UnknownEventWarning, decoder_for_content_type
-from ag_ui.client.decoding import ProtoEventDecoder
+from ag_ui.client import (
+    ProtoEventDecoder,
+    SSEEventDecoder,
+    UnknownEventWarning,
+    decoder_for_content_type,
+)
 from ag_ui.core import (
     AGUIValidationError,
     ContentTypeError,

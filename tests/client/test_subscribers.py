@@ -315,7 +315,7 @@ async def test_interrupt_then_resume_across_two_runs() -> None:
 async def test_run_subscribers_goes_on_after_a_returned_value_and_sees_list_changes() -> None:
     # The first pass calls plainly and only the rest after a returned value is awaited: each
     # subscriber still runs once, in order, and one removed by an earlier callback is skipped.
-    from ag_ui.client.subscriber import run_subscribers
+    from ag_ui.client._subscribers import run_subscribers
 
     class Target:
         def __init__(self) -> None:

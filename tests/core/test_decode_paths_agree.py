@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ag_ui.client.decoding import SSEEventDecoder
+from ag_ui.client import SSEEventDecoder
 from ag_ui.core import TextMessageContentEvent, parse_event
 from ag_ui.core.events import Event
 from ag_ui.encoder import EventEncoder, event_to_json

@@ -46,9 +46,9 @@ def test_connection_lost_is_an_incomplete_stream_in_core() -> None:
     assert isinstance(error, IncompleteStreamError)
     assert isinstance(error, TransportError)
     assert error.events_received == 3
-    from ag_ui.client.transport import ConnectionLostError as old_path
+    from ag_ui.client import ConnectionLostError as client_name
 
-    assert old_path is ConnectionLostError
+    assert client_name is ConnectionLostError
 
 
 def test_sequence_violation_has_an_error_name_and_keeps_the_old_one() -> None:
@@ -103,3 +103,48 @@ def test_subscriber_error_names_the_callback_and_keeps_the_cause() -> None:
         "subscriber Printer.on_state_snapshot_event raised "
         "NameError: name 'AgentStateMutation' is not defined"
     )
+
+
+def _public_exceptions() -> dict[str, type[BaseException]]:
+    """Every exception class a public module of the SDK exports (warnings aside)."""
+    import importlib
+
+    from tests.test_public_surface import current_surface
+
+    found: dict[str, type[BaseException]] = {}
+    for name in sorted(current_surface()):
+        module, _, attribute = name.rpartition(".")
+        value = getattr(importlib.import_module(module), attribute)
+        if (
+            inspect.isclass(value)
+            and issubclass(value, BaseException)
+            and not issubclass(value, Warning)
+        ):
+            found[name] = value
+    return found
+
+
+# Below the tree: raised before ag_ui.core can be trusted (the files it is made of are not this
+# SDK's), so it cannot be a class of ag_ui.core (ag_ui._integrity imports nothing of the SDK).
+OUTSIDE_THE_TREE = {"SharedFilesError"}
+
+
+def test_every_exception_users_can_import_is_in_the_one_tree() -> None:
+    outside = {
+        name: cls
+        for name, cls in _public_exceptions().items()
+        if cls.__name__ not in OUTSIDE_THE_TREE
+        and not (issubclass(cls, AGUIError) and cls.__module__ == errors.__name__)
+    }
+    assert outside == {}, "define it in ag_ui.core.errors, under AGUIError, drawn in the tree"
+
+
+def test_varint_and_inspector_errors_keep_their_bases() -> None:
+    from ag_ui.inspect import InspectorError
+    from ag_ui.proto._varint import VarintError, read_varint
+
+    assert issubclass(VarintError, DecodeError)
+    with pytest.raises(ValueError, match="truncated varint") as raised:
+        read_varint(b"\x80", 0)
+    assert isinstance(raised.value, VarintError)
+    assert InspectorError is errors.InspectorError

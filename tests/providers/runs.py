@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ag_ui.client import HttpAgent
-from ag_ui.client.result import RunAgentResult
+from ag_ui.client import HttpAgent, RunAgentResult
 from ag_ui.core import BaseEvent, RunError
 from ag_ui.verify import EventVerifier
 

@@ -38,7 +38,14 @@ LAYERS: dict[str, list[set[str]]] = {
         {"__init__"},
     ],
     "store": [
-        {"_renamed", "_thread_cursor", "_message_json", "_redis_keys", "_priority_gate"},
+        {
+            "_renamed",
+            "_thread_cursor",
+            "_message_json",
+            "_redis_keys",
+            "_redis_connection",
+            "_priority_gate",
+        },
         {"_base", "_thread_base"},
         {"_thread_rows"},
         {"memory", "redis", "thread_memory", "thread_sqlite", "thread_postgres", "thread_url"},

@@ -2,8 +2,8 @@
 
 Needs the ``client`` extra (httpx); protobuf responses also need the ``proto`` extra. This
 package is the client's one public surface: every name a client user needs, the errors and
-warnings a run can raise included, is importable from here (the modules behind it are private;
-the old module paths ``ag_ui.client.agent``, ``.transport``... stay importable).
+warnings a run can raise included, is importable from here (the modules behind it are
+private; ``versions`` and ``downgrade`` are public modules of their own).
 
 >>> from ag_ui.client import HttpAgent
 >>> agent = HttpAgent("http://127.0.0.1:8000/agent", initial_messages=[

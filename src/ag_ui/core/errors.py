@@ -9,8 +9,9 @@
     │   ├── FrameTooLargeError               a frame/event is above the configured limit
     │   ├── TruncatedFrameError              the stream ended in the middle of a frame
     │   ├── MalformedFrameError              a protobuf frame holds no valid event
-    │   └── UnknownEventArmError             a protobuf frame holds only an event this SDK
-    │                                        does not know (also an UnknownEventTypeError: skip it)
+    │   ├── UnknownEventArmError             a protobuf frame holds only an event this SDK
+    │   │                                    does not know (also an UnknownEventTypeError: skip it)
+    │   └── VarintError (ValueError)         bytes hold no complete protobuf varint (ag_ui.proto)
     ├── ProtocolError                        an event breaks a sequence rule (verifier)
     │   ├── EventSequenceError               a §5 verification rule (``rule`` = "T1", "F5", ...)
     │   ├── UnterminatedRunError             the stream stopped inside a run (strict finish)
@@ -46,6 +47,8 @@
     ├── InterruptError                       a run would ignore or wrongly answer open interrupts
     ├── ToolRoundsExceededError              (client) the agent kept calling client tools past
     │                                        ``max_tool_rounds`` follow-up runs
+    ├── InspectorError                       (ag_ui.inspect) what the person asked of
+    │                                        ``agui inspect`` cannot be done
     ├── ToolDefinitionError (TypeError)      (ag_ui.tools) a function that cannot become a tool
     └── ToolError                            (ag_ui.tools) a tool failed; its message is public
         └── ToolArgumentsError (ValueError)  the arguments do not fit the tool's parameters
@@ -76,6 +79,7 @@ __all__ = [
     "HistoryTrimmedError",
     "IdleTimeoutError",
     "IncompleteStreamError",
+    "InspectorError",
     "InterruptError",
     "MalformedFrameError",
     "MalformedJSONError",
@@ -104,6 +108,7 @@ __all__ = [
     "UnknownEventArmError",
     "UnknownEventTypeError",
     "UnterminatedRunError",
+    "VarintError",
 ]
 
 
@@ -158,6 +163,14 @@ class DecodeError(AGUIError):
         # Not super(): in ``UnknownEventArmError`` the next class of the MRO is
         # ``UnknownEventTypeError``, whose constructor takes an event type, not a message.
         AGUIError.__init__(self, f"{where}{message}")
+
+
+class VarintError(DecodeError, ValueError):
+    """The bytes hold no complete varint of at most ten bytes (``"truncated varint"``...).
+
+    Raised by ``ag_ui.proto``'s varint reader; the protobuf decoder reports it as a
+    ``MalformedFrameError`` naming the frame. Still a ``ValueError``, as it always was.
+    """
 
 
 class FrameTooLargeError(DecodeError):
@@ -612,6 +625,11 @@ class RunAbandonedError(_KeyedStoreError):
             f"run {key!r} is abandoned: the worker writing it stopped (its heartbeat is stale) "
             "and its end was never recorded"
         )
+
+
+class InspectorError(AGUIError):
+    """Something the person asked of ``agui inspect`` cannot be done (a file that is not a
+    recording, an unknown session...); the inspector's page shows the message."""
 
 
 class StoreFullError(AGUIError):

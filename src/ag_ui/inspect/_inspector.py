@@ -17,7 +17,7 @@ import anyio
 import httpx
 from anyio.abc import TaskGroup
 
-from ag_ui.core.errors import AGUIError, DecodeError
+from ag_ui.core.errors import DecodeError, InspectorError
 from ag_ui.inspect._changes import Changes
 from ag_ui.inspect._export import public_source
 from ag_ui.inspect._live import LiveThread, TurnOptions
@@ -27,10 +27,6 @@ from ag_ui.inspect._tap_watch import TapWatcher
 from ag_ui.recording import read_recording
 
 __all__ = ["Inspector", "InspectorError"]
-
-
-class InspectorError(AGUIError):
-    """Something the person asked for cannot be done (a file that is not a recording, ...)."""
 
 
 class Inspector:

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ag_ui.core.errors import VarintError
+
 __all__ = ["VarintError", "read_varint", "write_varint"]
 
 
 # One-byte varints (tags, short lengths) come from a table: most of what the fast paths write.
 SMALL_VARINTS = [bytes([n]) for n in range(128)]
-
-
-class VarintError(ValueError):
-    """The bytes hold no complete varint of at most ten bytes (``"truncated varint"``...)."""
 
 
 def read_varint(data: bytes | memoryview, pos: int, end: Optional[int] = None) -> tuple[int, int]:

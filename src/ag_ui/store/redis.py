@@ -22,48 +22,19 @@ paused server keeps its sockets open): no command waits longer than ``block_seco
 operation_timeout`` for its answer (a wait for a free connection before it aside: at most
 ``pool_timeout``).
 
-Connections: two pools of at most ``max_connections`` each (default 100), one for commands and
-one for readers waiting on the live tail (a blocking ``XREAD`` holds its connection for up to
-``block_seconds``: however many readers wait, runs can still store their events). A command that
-finds its pool busy waits up to ``pool_timeout`` seconds (default 30) for a connection to come
-back, then fails as unreachable. redis-py's own default pool fails at once instead ("Too many
-connections"), which refused every run past the hundredth with 503 while Redis was healthy; a
-run holds a connection only for the length of each round trip, so a hundred connections carry
-thousands of runs (benchmarks/bench_resume.py: 1,000 at once on one worker).
-
-A Redis Cluster (``cluster=True``, or a ``RedisCluster`` client): no script, transaction or
-multi-key command spans two slots. A run's own commands go to its slot's master in one round
-trip as on one Redis; creating a run takes three (the run bound's count, the run's hash, then
-its place in the index and its thread, each on its own slot), and the run bound is as soft as
-across workers. redis-py's cluster client keeps a connection list per node that fails at once
-when full, so the store lets at most ``max_connections`` commands of each pool run at a time
-and makes the others wait up to ``pool_timeout``, as on one Redis. A master that dies is retried
-(the cluster client refreshes its slot map) until its replica is promoted or
-``block_seconds + operation_timeout`` have passed, whichever comes first; past that the command
-fails with ``StoreUnavailableError`` (docs/deploy.md, "Redis Cluster").
+Connections, the bounds on every command and the routing on a Redis Cluster are
+``_redis_connection.py``'s (``RedisConnection``); the key names ``_redis_keys.py``'s. On a
+cluster, creating a run takes three round trips (the run bound's count, the run's hash, then its
+place in the index and its thread, each on its own slot), and the run bound is as soft as across
+workers; a run's own commands go to its slot's master in one round trip as on one Redis
+(docs/deploy.md, "Redis Cluster").
 """
 
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import AsyncIterator
-from typing import Any, Optional, Union
-
-import anyio
-
-try:
-    from redis import asyncio as aioredis
-    from redis.asyncio.cluster import RedisCluster
-    from redis.asyncio.retry import Retry
-    from redis.backoff import ExponentialWithJitterBackoff
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import RedisClusterException, RedisError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "RedisRunStore needs the redis package: pip install 'ag-ui-sdk[redis]'"
-    ) from exc
+from typing import Any, Optional
 
 from ag_ui.core.decoding import parse_event
 from ag_ui.core.errors import (
@@ -71,11 +42,11 @@ from ag_ui.core.errors import (
     RunAbandonedError,
     RunNotFoundError,
     StoreFullError,
-    StoreUnavailableError,
 )
 from ag_ui.core.events import Event, EventType
 from ag_ui.encoder.encoder import event_to_json
 from ag_ui.store._base import HEARTBEAT_MISSES, RunRecord, RunStore, StoredEvent
+from ag_ui.store._redis_connection import RedisClient, RedisConnection
 from ag_ui.store._redis_keys import RedisKeys
 
 __all__ = ["RedisRunStore"]
@@ -115,8 +86,6 @@ redis.call('expire', KEYS[1], ARGV[4])
 return 1
 """
 
-_Client = Union[aioredis.Redis, RedisCluster]
-
 
 def _position(entry_id: bytes | str) -> int:
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
@@ -130,12 +99,13 @@ class RedisRunStore(RunStore):
     before it looks again. ``operation_timeout`` (default 5): a command with no answer within
     ``block_seconds + operation_timeout`` seconds fails with ``StoreUnavailableError`` (a
     stalled Redis keeps its sockets open, so only a timeout notices it). ``max_connections``
-    (default 100) and ``pool_timeout`` (default 30) size its two connection pools (module
-    docstring). With ``client=`` the store uses that client and its pool for everything, as
-    they are. ``heartbeat_interval`` (default 2): seconds between two heartbeats of a running
-    run's writer; a reader of a run whose writer missed ``HEARTBEAT_MISSES`` (3) of them, seen
-    on two blocking reads in a row, ends with ``RunAbandonedError`` (within
-    ``3 * heartbeat_interval + 2 * block_seconds``, 8 s by default).
+    (default 100) and ``pool_timeout`` (default 30) size its two connection pools
+    (``_redis_connection.py``). With ``client=`` the store uses that client and its pool for
+    everything, as they are. ``heartbeat_interval`` (default 2): seconds between two
+    heartbeats of a running run's writer; a reader of a run whose writer missed
+    ``HEARTBEAT_MISSES`` (3) of them, seen on two blocking reads in a row, ends with
+    ``RunAbandonedError`` (within ``3 * heartbeat_interval + 2 * block_seconds``, 8 s by
+    default).
 
     ``cluster=True``: ``url`` names one node of a Redis Cluster (``redis://host:port``, the
     client finds the others); for several startup nodes pass ``client=RedisCluster(...)``. A
@@ -147,7 +117,7 @@ class RedisRunStore(RunStore):
         self,
         url: str = "redis://127.0.0.1:6379/0",
         *,
-        client: Optional[_Client] = None,
+        client: Optional[RedisClient] = None,
         cluster: bool = False,
         prefix: str = "agui:",
         max_runs: int = 10_000,
@@ -166,58 +136,30 @@ class RedisRunStore(RunStore):
             )
         self.heartbeat_interval = heartbeat_interval
         self._beat_ttl_ms = max(1, int(heartbeat_interval * HEARTBEAT_MISSES * 1000))
-        if operation_timeout <= 0:
-            raise ValueError(f"operation_timeout must be > 0 seconds, got {operation_timeout!r}")
-        if max_connections < 1:
-            raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
-        if pool_timeout <= 0:
-            raise ValueError(f"pool_timeout must be more than 0 seconds, got {pool_timeout!r}")
+        self._connection = RedisConnection(
+            url,
+            client=client,
+            cluster=cluster,
+            block_seconds=block_seconds,
+            operation_timeout=operation_timeout,
+            max_connections=max_connections,
+            pool_timeout=pool_timeout,
+        )
+        self.cluster = self._connection.cluster
         self.max_connections = max_connections
         self.pool_timeout = pool_timeout
         self.operation_timeout = operation_timeout
-        if client is not None:
-            if cluster and not isinstance(client, RedisCluster):
-                raise ValueError("cluster=True needs a redis.asyncio.cluster.RedisCluster client")
-            cluster = isinstance(client, RedisCluster)
-        self.cluster = cluster
-        self._keys = RedisKeys(prefix, cluster=cluster)
-        self._owns_client = client is None
-        self._redis: _Client = client or self._pooled(url, block_seconds)
-        self._tail: _Client = client or self._pooled(url, block_seconds)
-        """Blocking reads of the live tail only (the module docstring says why)."""
-        # On a cluster, the stand-ins for the blocking pools' waits (module docstring).
-        self._gate = anyio.Semaphore(max_connections)
-        self._tail_gate = self._gate if client is not None else anyio.Semaphore(max_connections)
-        self._deadline = block_seconds + operation_timeout
+        self.block_ms = self._connection.block_ms
+        self._keys = RedisKeys(prefix, cluster=self.cluster)
+        self._redis = self._connection.commands
         self.prefix = prefix
         self.max_runs = max_runs
         self.max_events_per_run = max_events_per_run
         self.finished_ttl = int(finished_ttl)
         self.run_ttl = int(run_ttl)
-        self.block_ms = max(1, int(block_seconds * 1000))
 
-    def _pooled(self, url: str, block_seconds: float) -> _Client:
-        """A client with a pool of its own that waits for a free connection."""
-        # The socket timeout bounds every command; a blocking XREAD waits up to block_seconds
-        # by design, so each command gets that much plus operation_timeout.
-        if self.cluster:
-            return RedisCluster.from_url(
-                url,
-                max_connections=self.max_connections,
-                socket_connect_timeout=min(2.0, self.operation_timeout),
-                socket_timeout=block_seconds + self.operation_timeout,
-                # Short, many retries: a failover takes the cluster's node timeout and an
-                # election; the command's deadline (_call) bounds the whole.
-                retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries=100),
-            )
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=self.max_connections,
-            timeout=self.pool_timeout,
-            socket_connect_timeout=min(2.0, self.operation_timeout),
-            socket_timeout=block_seconds + self.operation_timeout,
-        )
-        return aioredis.Redis.from_pool(pool)  # the client owns the pool and closes it
+    async def _call(self, coroutine: Any) -> Any:
+        return await self._connection.call(coroutine)
 
     def _meta(self, key: str) -> str:
         return self._keys.meta(key)
@@ -227,71 +169,6 @@ class RedisRunStore(RunStore):
 
     def _stream(self, key: str) -> str:
         return self._keys.stream(key)
-
-    async def _call(self, coroutine: Any, *, tail: bool = False) -> Any:
-        if self.cluster:
-            return await self._cluster_call(coroutine, self._tail_gate if tail else self._gate)
-        try:
-            return await coroutine
-        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-            raise StoreUnavailableError(f"Redis unreachable: {exc}") from exc
-        except RedisError as exc:
-            raise StoreUnavailableError(f"Redis error: {exc}") from exc
-
-    async def _cluster_call(self, coroutine: Any, gate: anyio.Semaphore) -> Any:
-        """``_call`` on a cluster: wait for a turn within ``pool_timeout``, then give the
-        command (the client's retries included) ``block_seconds + operation_timeout``."""
-        with anyio.move_on_after(self.pool_timeout) as waiting:
-            await gate.acquire()
-        if waiting.cancelled_caught:
-            # The command never started; Python 3.11 warns that it was never awaited even
-            # when it is closed (3.12 no longer does).
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                coroutine.close()
-            raise StoreUnavailableError(
-                f"Redis unreachable: No connection available within {self.pool_timeout} s "
-                f"({self.max_connections} commands at once)"
-            )
-        try:
-            with anyio.fail_after(self._deadline):
-                return await coroutine
-        except TimeoutError as exc:
-            raise StoreUnavailableError(
-                f"Redis unreachable: no answer within {self._deadline} s"
-            ) from exc
-        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-            raise StoreUnavailableError(f"Redis unreachable: {exc}") from exc
-        except (RedisError, RedisClusterException) as exc:
-            raise StoreUnavailableError(f"Redis error: {exc}") from exc
-        finally:
-            gate.release()
-
-    async def _cluster_xread(self, stream: str, last_id: str) -> Any:
-        """XREAD sent to the node of the stream's slot. redis-py asks its parser node
-        (COMMAND GETKEYS) for an XREAD's keys, and when that node is the master that died it
-        is not replaced: every XREAD failed until the deadline although the replica had been
-        promoted. Routed here, each connection error is tried again on the node the slot
-        map names by then (``_call``'s deadline bounds the whole)."""
-        assert isinstance(self._tail, RedisCluster)
-        while True:
-            try:
-                # No node while the slot's master is failed and its replica not yet promoted.
-                node = self._tail.get_node_from_key(stream)
-                return await self._tail.execute_command(
-                    "XREAD",
-                    "COUNT",
-                    _PAGE,
-                    "BLOCK",
-                    self.block_ms,
-                    "STREAMS",
-                    stream,
-                    last_id,
-                    target_nodes=node,
-                )
-            except (RedisConnectionError, RedisTimeoutError, OSError, RedisClusterException):
-                # A plain keyed command: redis-py retries it and refreshes its slot map.
-                await self._tail.exists(stream)
 
     async def ping(self) -> None:
         """Raise ``StoreUnavailableError`` unless Redis answers (servers call it at start)."""
@@ -513,14 +390,7 @@ class RedisRunStore(RunStore):
             if not entries:
                 if finished:
                     return
-                answer = await self._call(
-                    self._cluster_xread(stream, f"0-{position}")
-                    if self.cluster
-                    else self._tail.xread(
-                        {stream: f"0-{position}"}, block=self.block_ms, count=_PAGE
-                    ),
-                    tail=True,
-                )
+                answer = await self._connection.read_tail(stream, f"0-{position}", _PAGE)
                 entries = answer[0][1] if answer else []
                 if not entries:
                     record, abandoned = await self._abandoned(key)  # also notices expiry
@@ -550,6 +420,4 @@ class RedisRunStore(RunStore):
                 return
 
     async def aclose(self) -> None:
-        if self._owns_client:
-            await self._redis.aclose()
-            await self._tail.aclose()
+        await self._connection.aclose()
