@@ -23,8 +23,10 @@ from ag_ui.adapters.langgraph._agent import LangGraphAgent, default_resume_value
 from ag_ui.adapters.langgraph._interrupts import DEFAULT_REASON, to_agui_interrupt
 from ag_ui.adapters.langgraph._messages import from_langchain, to_langchain
 from ag_ui.adapters.langgraph._scripted import ScriptedChatModel
+from ag_ui.adapters.langgraph._threads import CheckpointThreads
 
 __all__ = [
+    "CheckpointThreads",
     "DEFAULT_REASON",
     "LangGraphAgent",
     "ScriptedChatModel",

@@ -19,6 +19,7 @@ from typing import Any, Optional
 from langchain_core import messages as lc
 
 from ag_ui.adapters.langgraph._messages import content_text
+from ag_ui.adapters.langgraph._values import agui_state, jsonable
 from ag_ui.core.events import (
     CustomEvent,
     RawEvent,
@@ -97,7 +98,7 @@ class StreamTranslator:
     async def feed(self, namespace: Namespace, mode: str, chunk: Any) -> None:
         """One part of ``graph.astream(..., stream_mode=[...], subgraphs=True)``."""
         if self._emit_raw:
-            await self._ctx.emit(RawEvent(event=_jsonable([mode, chunk]), source="langgraph"))
+            await self._ctx.emit(RawEvent(event=jsonable([mode, chunk]), source="langgraph"))
         if mode == "messages":
             message, metadata = chunk
             await self._message(namespace, message, metadata or {})
@@ -358,11 +359,7 @@ class StreamTranslator:
             await self._finish_subgraphs(namespace, str(node))
 
     async def _values(self, values: Mapping[str, Any]) -> None:
-        state = {
-            key: _jsonable(value)
-            for key, value in values.items()
-            if key != self._messages_key and not key.startswith("__")
-        }
+        state = agui_state(values, self._messages_key)
         if not self._state_sent:
             self._state_sent = True
             await self._ctx.state.snapshot(state)
@@ -375,7 +372,7 @@ class StreamTranslator:
             name, value = chunk["name"], chunk["value"]
         else:
             name, value = "langgraph.custom", chunk
-        await self._ctx.emit(CustomEvent(name=name, value=_jsonable(value), subagent_run_id=lane))
+        await self._ctx.emit(CustomEvent(name=name, value=jsonable(value), subagent_run_id=lane))
 
 
 def _update_messages(update: Any, messages_key: str) -> list[lc.BaseMessage]:
@@ -388,21 +385,3 @@ def _update_messages(update: Any, messages_key: str) -> list[lc.BaseMessage]:
 
 def _is_removal(message: lc.BaseMessage) -> bool:
     return message.type == "remove"
-
-
-def _jsonable(value: Any) -> Any:
-    """A graph value as JSON data: LangChain's own serializer for its objects (messages,
-    documents), ``str`` for anything else JSON has no form for."""
-    try:
-        return json.loads(json.dumps(value, default=_fallback))
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def _fallback(value: Any) -> Any:
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json")
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
