@@ -26,7 +26,8 @@ Turn = Union[str, AIMessageChunk, Sequence[AIMessageChunk]]
 
 
 class ScriptedChatModel(BaseChatModel):
-    """Plays ``turns`` in order, one per call; a call past the end raises ``IndexError``.
+    """Plays ``turns`` in order, one per call; a call past the end raises ``IndexError``, or,
+    with ``loop=True`` (a served demo that answers any number of runs), starts over.
 
     >>> model = ScriptedChatModel(turns=["Hello!"])
     >>> model.invoke("hi").content
@@ -34,6 +35,7 @@ class ScriptedChatModel(BaseChatModel):
     """
 
     turns: list[Any]
+    loop: bool = False
     _played: int = PrivateAttr(default=0)
 
     @property
@@ -45,6 +47,8 @@ class ScriptedChatModel(BaseChatModel):
         return self
 
     def _next_turn(self) -> list[AIMessageChunk]:
+        if self.loop and self.turns:
+            self._played %= len(self.turns)
         if self._played >= len(self.turns):
             raise IndexError(
                 f"ScriptedChatModel was called {self._played + 1} times but has "
