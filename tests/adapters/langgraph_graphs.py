@@ -66,7 +66,8 @@ SCRIPTED_ARGS = {
 def tool_graph(first_turn: Sequence[AIMessageChunk], *, answer: str = "Done.") -> Any:
     """chat -> (tool calls) -> tools -> chat: the model's first turn is ``first_turn``; the
     tools node answers every call; the second turn is ``answer``."""
-    model = ScriptedChatModel(turns=[list(first_turn), answer])
+    # loop: an endpoint serving the graph answers any number of runs (each plays both turns)
+    model = ScriptedChatModel(turns=[list(first_turn), answer], loop=True)
 
     async def chat(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await model.ainvoke(state["messages"])]}
@@ -95,7 +96,7 @@ def _route(state: MessagesState) -> str:
 def approval_graph() -> Any:
     """ag-ui #2014: the model proposes a call, a node asks for approval (``interrupt``), the
     resumed run answers it and the model replies."""
-    model = ScriptedChatModel(turns=[list(WHOLE_ARGS), "Booked."])
+    model = ScriptedChatModel(turns=[list(WHOLE_ARGS), "Booked."], loop=True)
 
     async def chat(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await model.ainvoke(state["messages"])]}
@@ -118,7 +119,7 @@ def approval_graph() -> Any:
 
 def raising_graph() -> Any:
     """ag-ui #2531/#2532: a node raises after the model streamed part of a reply."""
-    model = ScriptedChatModel(turns=[[AIMessageChunk(content="Half a")]])
+    model = ScriptedChatModel(turns=[[AIMessageChunk(content="Half a")]], loop=True)
 
     async def chat(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await model.ainvoke(state["messages"])]}
@@ -162,4 +163,8 @@ def assert_calls(events: Sequence[dict[str, Any]], expected: dict[str, str]) -> 
         assert call["name"] == name, (call_id, call)
         assert call["starts"] == 1, (call_id, call)
         assert call["ended"], (call_id, call)
-        assert json.loads(call["args"]) == SCRIPTED_ARGS[call_id], (call_id, call)
+        try:
+            arguments = json.loads(call["args"])
+        except ValueError:
+            raise AssertionError(f"{call_id}: arguments are not JSON: {call['args']!r}") from None
+        assert arguments == SCRIPTED_ARGS[call_id], (call_id, call)
