@@ -62,8 +62,13 @@ def register(subparsers: Any) -> None:
         "read from OPENAI_API_KEY or ANTHROPIC_API_KEY (a local server takes any value, or none "
         "with --base-url).",
     )
-    parser.add_argument(
-        "--model", required=True, metavar="PROVIDER:MODEL", help="e.g. openai:gpt-4o-mini"
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--model", metavar="PROVIDER:MODEL", help="e.g. openai:gpt-4o-mini")
+    source.add_argument(
+        "--langgraph",
+        metavar="MODULE:GRAPH",
+        help="a LangGraph graph of yours instead of a model, e.g. app:graph for ./app.py "
+        "(docs/langgraph.md; the langgraph extra)",
     )
     parser.add_argument("--base-url", default=None, metavar="URL", help="the provider's API URL")
     parser.add_argument(
@@ -191,8 +196,10 @@ def _loopback(host: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.langgraph is not None:
+        return _run_langgraph(args)
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (here: a missing server extra fails before anything starts)
 
         from ag_ui.providers import ModelAgent, ProviderConfigError, provider_from_spec
     except ImportError as exc:  # a missing extra: a failure (exit 1), as for the other commands
@@ -227,14 +234,48 @@ def run(args: argparse.Namespace) -> int:
     print(f"Capabilities: {url}/capabilities")
     print(f'Try:  agui run {url} -m "Hello!"')
     if store is not None:
-        print(f"Threads kept in {threads}: {url}/threads (agui threads list {url})")
-        if not _loopback(args.host):
-            print(
-                f"agui serve: warning: {args.host} is not a loopback address, and without "
-                "authentication every conversation is listed to anyone who reaches it; "
-                "--no-threads, or serve it from your own app with an authorize hook",
-                file=sys.stderr,
-            )
+        _announce_threads(args, threads, url)
+    return _serve(args, agent, sock, store)
+
+
+def _announce_threads(args: argparse.Namespace, threads: Optional[str], url: str) -> None:
+    print(f"Threads kept in {threads}: {url}/threads (agui threads list {url})")
+    if not _loopback(args.host):
+        print(
+            f"agui serve: warning: {args.host} is not a loopback address, and without "
+            "authentication every conversation is listed to anyone who reaches it; "
+            "--no-threads, or serve it from your own app with an authorize hook",
+            file=sys.stderr,
+        )
+
+
+def _run_langgraph(args: argparse.Namespace) -> int:
+    from ag_ui.cli._serve_langgraph import load_langgraph_agent
+
+    try:
+        agent = load_langgraph_agent(args.langgraph)
+        sock = listen(args.host, args.port)
+    except (ImportError, ValueError) as exc:
+        return _fail(str(exc))
+    url = agent_url(args.host, sock)
+    threads = None if args.no_threads else (args.threads or default_threads_url())
+    store = open_for_serving(threads, "serve") if threads is not None else None
+    if store is not None:
+        from ag_ui.adapters.langgraph import CheckpointThreads
+
+        store = CheckpointThreads(agent, store)  # a reload restores the graph's checkpoint
+    _configure_logging(args.debug)
+    print(f"AG-UI agent for the LangGraph graph {args.langgraph} on {url}. Ctrl-C stops it.")
+    print(f"Capabilities: {url}/capabilities")
+    print(f'Try:  agui run {url} -m "Hello!"')
+    if store is not None:
+        _announce_threads(args, threads, url)
+    return _serve(args, agent, sock, store)
+
+
+def _serve(args: argparse.Namespace, agent: Any, sock: Any, store: Optional[ThreadStore]) -> int:
+    import uvicorn
+
     sys.stdout.flush()
     config = uvicorn.Config(
         _app(agent, debug=args.debug, store=store),

@@ -18,6 +18,14 @@ from langgraph.types import Command
 from ag_ui.adapters.langgraph._interrupts import to_agui_interrupt
 from ag_ui.adapters.langgraph._messages import to_langchain
 from ag_ui.adapters.langgraph._stream import StreamTranslator
+from ag_ui.core.capabilities import (
+    AgentCapabilities,
+    HumanInTheLoopCapabilities,
+    IdentityCapabilities,
+    MultiAgentCapabilities,
+    StateCapabilities,
+    TransportCapabilities,
+)
 from ag_ui.core.errors import RunError
 from ag_ui.core.types import ResumeEntry, RunAgentInput
 from ag_ui.server import RunContext
@@ -68,6 +76,24 @@ class LangGraphAgent:
         """The graph config of a run on ``thread_id``."""
         configurable = {**dict(self.config.get("configurable") or {}), "thread_id": thread_id}
         return RunnableConfig(**{**self.config, "configurable": configurable})  # type: ignore[typeddict-item]
+
+    def capabilities(self) -> AgentCapabilities:
+        """What the graph can do, for ``GET <path>/capabilities``: streaming, state snapshots
+        and deltas, subgraphs as subagents; interrupts and memory with a checkpointer."""
+        checkpointed = self.has_checkpointer
+        name = getattr(self.graph, "name", None)
+        return AgentCapabilities(
+            identity=IdentityCapabilities(name=name or None, type="langgraph"),
+            transport=TransportCapabilities(streaming=True),
+            state=StateCapabilities(snapshots=True, deltas=True, memory=checkpointed),
+            multi_agent=MultiAgentCapabilities(supported=True),
+            human_in_the_loop=HumanInTheLoopCapabilities(
+                supported=checkpointed, interrupts=checkpointed
+            ),
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to release (the graph and its checkpointer are the application's)."""
 
     @property
     def has_checkpointer(self) -> bool:
