@@ -280,3 +280,46 @@ def test_messages_convert_both_ways_with_their_ids() -> None:
         *messages,
         from_langchain([SystemMessage("be brief", id="s1")])[0],
     ]
+
+
+def nested_asking_graph() -> Any:
+    """``planner`` is a subgraph whose node interrupts; ``after`` runs once it is answered."""
+
+    def ask(state: MessagesState) -> dict[str, Any]:
+        city = interrupt("Which city?")
+        return {"messages": [AIMessage(content=f"city={city}", id="inner-1")]}
+
+    inner = StateGraph(MessagesState)
+    inner.add_node("ask", ask)
+    inner.add_edge(START, "ask")
+
+    def after(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content="planned", id="outer-1")]}
+
+    outer = StateGraph(MessagesState)
+    outer.add_node("planner", inner.compile())
+    outer.add_node("after", after)
+    outer.add_edge(START, "planner")
+    outer.add_edge("planner", "after")
+    return outer.compile(checkpointer=InMemorySaver())
+
+
+async def test_a_subgraphs_interrupt_suspends_its_subagent_and_names_it() -> None:
+    client = AgentClient(create_app(LangGraphAgent(nested_asking_graph())))
+    first = wire(await client.run("plan", thread_id="t", run_id="r1"))
+    [pending] = first[-1]["outcome"]["interrupts"]
+    started = next(e for e in first if e["type"] == "SUBAGENT_STARTED")
+    assert started["name"] == "planner"
+    assert pending["subagentRunId"] == started["subagentRunId"]
+    finished = next(e for e in first if e["type"] == "SUBAGENT_FINISHED")
+    assert finished["outcome"] == {"type": "suspended", "interruptIds": [pending["id"]]}
+
+    resume = [{"interruptId": pending["id"], "status": "resolved", "payload": "Oslo"}]
+    second = wire(await client.run(thread_id="t", run_id="r2", resume=resume))
+    texts = [
+        (e.get("subagentRunId") is not None, e["delta"])
+        for e in second
+        if e["type"] == "TEXT_MESSAGE_CONTENT"
+    ]
+    assert texts == [(True, "city=Oslo"), (False, "planned")]
+    assert second[-1] == {"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"}

@@ -140,7 +140,10 @@ class LangGraphAgent:
             interrupts = list(after.interrupts) if after is not None else []
         await translator.close(interrupted=bool(interrupts))
         if interrupts:
-            await ctx.interrupt(*(to_agui_interrupt(i) for i in interrupts))
+            lanes = translator.interrupt_lanes
+            await ctx.interrupt(
+                *(to_agui_interrupt(i, subagent_run_id=lanes.get(str(i.id))) for i in interrupts)
+            )
 
     def _input(
         self, run_input: RunAgentInput, open_interrupts: list[Any], known_ids: set[str]

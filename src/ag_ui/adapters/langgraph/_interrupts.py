@@ -39,8 +39,9 @@ def _plain(value: Any) -> Any:
         return str(value)
 
 
-def to_agui_interrupt(interrupt: Any) -> Interrupt:
-    """The protocol's form of a LangGraph interrupt (``.id``, ``.value``)."""
+def to_agui_interrupt(interrupt: Any, *, subagent_run_id: Optional[str] = None) -> Interrupt:
+    """The protocol's form of a LangGraph interrupt (``.id``, ``.value``); ``subagent_run_id``
+    names the subagent (subgraph) that raised it."""
     value = _plain(getattr(interrupt, "value", None))
     metadata: dict[str, Any] = {"value": value}
     fields: dict[str, Any] = {}
@@ -59,6 +60,7 @@ def to_agui_interrupt(interrupt: Any) -> Interrupt:
     elif isinstance(value, str):
         fields = {"message": value}
     return Interrupt(
+        subagent_run_id=subagent_run_id,
         id=str(interrupt.id),
         reason=fields.pop("reason", None) or DEFAULT_REASON,
         metadata=metadata,

@@ -92,6 +92,8 @@ class StreamTranslator:
         self._state_sent = False
         self.interrupts: dict[str, Any] = {}
         """LangGraph ``Interrupt``s raised in this run, by id (in the order they came)."""
+        self.interrupt_lanes: dict[str, Optional[str]] = {}
+        """The subagent run id of the subgraph that raised each interrupt (None: the root)."""
 
     # -- the stream ------------------------------------------------------------------------------
 
@@ -117,7 +119,10 @@ class StreamTranslator:
             await self._close_message(message)
         for namespace in sorted(self._subagents, key=len, reverse=True):
             sub = self._subagents.pop(namespace)
-            outcome = SubagentFinishedSuspendedOutcome() if interrupted else None
+            own = [i for i, lane in self.interrupt_lanes.items() if lane == sub.subagent_run_id]
+            outcome = (
+                SubagentFinishedSuspendedOutcome(interrupt_ids=own or None) if interrupted else None
+            )
             await self._ctx.emit(
                 SubagentFinishedEvent(subagent_run_id=sub.subagent_run_id, outcome=outcome)
             )
@@ -344,8 +349,12 @@ class StreamTranslator:
             return
         for node, update in chunk.items():
             if node == "__interrupt__":
+                # A subgraph's interrupt comes first from its own namespace, then from each
+                # parent's: the first is the subagent that raised it.
+                lane = await self._lane(namespace)
                 for interrupt in update or ():
                     self.interrupts.setdefault(str(interrupt.id), interrupt)
+                    self.interrupt_lanes.setdefault(str(interrupt.id), lane)
                 continue
             lane = await self._lane(namespace)
             # The node finished: what it streamed is complete, and messages it returned that
