@@ -50,8 +50,10 @@ def test_public_surface_is_pinned() -> None:
         "DEFAULT_REASON",
         "LangGraphAgent",
         "ScriptedChatModel",
+        "client_tools",
         "default_resume_value",
         "from_langchain",
+        "run_input_of",
         "to_agui_interrupt",
         "to_langchain",
     ]

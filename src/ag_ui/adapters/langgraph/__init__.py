@@ -19,7 +19,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "(pip install 'ag-ui-sdk[langgraph]')"
     ) from exc
 
-from ag_ui.adapters.langgraph._agent import LangGraphAgent, default_resume_value
+from ag_ui.adapters.langgraph._agent import (
+    LangGraphAgent,
+    client_tools,
+    default_resume_value,
+    run_input_of,
+)
 from ag_ui.adapters.langgraph._interrupts import DEFAULT_REASON, to_agui_interrupt
 from ag_ui.adapters.langgraph._messages import from_langchain, to_langchain
 from ag_ui.adapters.langgraph._scripted import ScriptedChatModel
@@ -30,8 +35,10 @@ __all__ = [
     "DEFAULT_REASON",
     "LangGraphAgent",
     "ScriptedChatModel",
+    "client_tools",
     "default_resume_value",
     "from_langchain",
+    "run_input_of",
     "to_agui_interrupt",
     "to_langchain",
 ]

@@ -30,9 +30,40 @@ from ag_ui.core.errors import RunError
 from ag_ui.core.types import ResumeEntry, RunAgentInput
 from ag_ui.server import RunContext
 
-__all__ = ["LangGraphAgent", "default_resume_value"]
+__all__ = ["LangGraphAgent", "client_tools", "default_resume_value", "run_input_of"]
+
+# Where a node finds the AG-UI input of its run (configurable keys starting with "__" are kept
+# out of LangGraph's checkpoint metadata).
+RUN_INPUT_KEY = "__ag_ui_run_input"
 
 STREAM_MODES = ["messages", "updates", "values", "custom"]
+
+
+def run_input_of(config: Mapping[str, Any]) -> Optional[RunAgentInput]:
+    """The AG-UI ``RunAgentInput`` of the run a node runs in (``None`` outside one): its
+    ``tools``, ``context``, ``forwarded_props``. A node takes ``config: RunnableConfig`` as its
+    second parameter to get it."""
+    found = (config.get("configurable") or {}).get(RUN_INPUT_KEY)
+    return found if isinstance(found, RunAgentInput) else None
+
+
+def client_tools(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The tools the client offered for this run, in the OpenAI function format every LangChain
+    chat model's ``bind_tools`` takes. The graph does not run them: a call to one ends the run
+    with the call pending (route it to ``END``), and the client sends the result with its next
+    message."""
+    found = run_input_of(config)
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters or {"type": "object", "properties": {}},
+            },
+        }
+        for tool in (found.tools if found is not None else [])
+    ]
 
 
 def default_resume_value(entry: ResumeEntry) -> Any:
@@ -72,9 +103,14 @@ class LangGraphAgent:
         self.resume_value = resume_value
         self.emit_raw = emit_raw
 
-    def run_config(self, thread_id: str) -> RunnableConfig:
-        """The graph config of a run on ``thread_id``."""
+    def run_config(
+        self, thread_id: str, run_input: Optional[RunAgentInput] = None
+    ) -> RunnableConfig:
+        """The graph config of a run on ``thread_id``; with the run's input, nodes read its
+        client tools and context through ``client_tools(config)`` and ``run_input(config)``."""
         configurable = {**dict(self.config.get("configurable") or {}), "thread_id": thread_id}
+        if run_input is not None:
+            configurable[RUN_INPUT_KEY] = run_input
         return RunnableConfig(**{**self.config, "configurable": configurable})  # type: ignore[typeddict-item]
 
     def capabilities(self) -> AgentCapabilities:
@@ -107,7 +143,7 @@ class LangGraphAgent:
 
     async def __call__(self, run_input: RunAgentInput, ctx: RunContext) -> None:
         await ctx.start()
-        config = self.run_config(run_input.thread_id)
+        config = self.run_config(run_input.thread_id, run_input)
         snapshot = await self.checkpoint(run_input.thread_id)
         history = list((snapshot.values or {}).get(self.messages_key) or []) if snapshot else []
         known_ids = {m.id for m in history if getattr(m, "id", None)}
