@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from langchain_core import messages as lc
+from langchain_core import messages as lc  # (LangChain's names clash with AG-UI's here)
 
 from ag_ui.core.types import (
     AssistantMessage,

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from langchain_core import messages as lc
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 
 from ag_ui.adapters.langgraph._messages import content_text
 from ag_ui.adapters.langgraph._values import agui_state, jsonable
@@ -182,36 +182,44 @@ class StreamTranslator:
 
     # -- messages --------------------------------------------------------------------------------
 
-    async def _message(self, namespace: Namespace, message: Any, metadata: Mapping[str, Any]):  # type: ignore[no-untyped-def]
-        if not isinstance(message, lc.BaseMessage) or not message.id:
+    async def _message(
+        self, namespace: Namespace, message: Any, metadata: Mapping[str, Any]
+    ) -> None:
+        message_id = message.id if isinstance(message, BaseMessage) else None
+        if not message_id or message_id in self._done_messages:
             return
-        if message.id in self._done_messages:
-            return
-        lane = await self._lane(namespace)
-        node = metadata.get("langgraph_node")
-        if isinstance(message, lc.AIMessageChunk):
-            await self._chunk(message, lane, node if isinstance(node, str) else None)
+        if isinstance(message, AIMessageChunk):
+            # The hot path (a model's every token): a message already streaming knows its lane.
+            streaming = self._messages.get(message_id)
+            if streaming is None:
+                node = metadata.get("langgraph_node")
+                streaming = _Message(
+                    message_id,
+                    await self._lane(namespace) if namespace else None,
+                    node if isinstance(node, str) else None,
+                )
+                self._messages[message_id] = streaming
+            await self._chunk(message, streaming)
         else:
-            await self._whole(message, lane)
+            await self._whole(message, await self._lane(namespace) if namespace else None)
 
-    def _streaming(self, message_id: str, lane: Optional[str], node: Optional[str]) -> _Message:
+    def _streaming(self, message_id: str, lane: Optional[str]) -> _Message:
         current = self._messages.get(message_id)
         if current is None:
-            current = _Message(message_id, lane, node)
+            current = _Message(message_id, lane, None)
             self._messages[message_id] = current
         return current
 
-    async def _chunk(self, chunk: lc.AIMessageChunk, lane: Optional[str], node: Optional[str]):  # type: ignore[no-untyped-def]
-        assert chunk.id is not None
-        message = self._streaming(chunk.id, lane, node)
+    async def _chunk(self, chunk: AIMessageChunk, message: _Message) -> None:
         # Text first, then tool calls: a chunk holding both (a model that writes a sentence and
         # opens a call in one piece) sends both, in the order the model produced them.
-        text = content_text(chunk.content)
+        content = chunk.content
+        text = content if isinstance(content, str) else content_text(content)
         if text:
             await self._text(message, text)
         for piece in chunk.tool_call_chunks:
             await self._tool_call_chunk(message, piece)
-        if getattr(chunk, "chunk_position", None) == "last":
+        if chunk.chunk_position == "last":
             await self._close_message(message)
 
     async def _text(self, message: _Message, text: str) -> None:
@@ -279,11 +287,11 @@ class StreamTranslator:
             )
         return call
 
-    async def _whole(self, message: lc.BaseMessage, lane: Optional[str]) -> None:
+    async def _whole(self, message: BaseMessage, lane: Optional[str]) -> None:
         """A message a node returned whole (not streamed by a chat model)."""
         assert message.id is not None
-        if isinstance(message, lc.AIMessage):
-            streaming = self._streaming(message.id, lane, None)
+        if isinstance(message, AIMessage):
+            streaming = self._streaming(message.id, lane)
             text = content_text(message.content)
             if text:
                 await self._text(streaming, text)
@@ -301,7 +309,7 @@ class StreamTranslator:
                         )
                     )
             await self._close_message(streaming)
-        elif isinstance(message, lc.ToolMessage):
+        elif isinstance(message, ToolMessage):
             self._done_messages.add(message.id)
             await self._ctx.emit(
                 ToolCallResultEvent(
@@ -384,13 +392,13 @@ class StreamTranslator:
         await self._ctx.emit(CustomEvent(name=name, value=jsonable(value), subagent_run_id=lane))
 
 
-def _update_messages(update: Any, messages_key: str) -> list[lc.BaseMessage]:
+def _update_messages(update: Any, messages_key: str) -> list[BaseMessage]:
     if not isinstance(update, Mapping):
         return []
     value = update.get(messages_key)
     items = value if isinstance(value, (list, tuple)) else [value]
-    return [m for m in items if isinstance(m, lc.BaseMessage) and not _is_removal(m)]
+    return [m for m in items if isinstance(m, BaseMessage) and not _is_removal(m)]
 
 
-def _is_removal(message: lc.BaseMessage) -> bool:
+def _is_removal(message: BaseMessage) -> bool:
     return message.type == "remove"
