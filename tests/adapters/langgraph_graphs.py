@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from langchain_core.messages import AIMessageChunk, ToolMessage
+from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
 from langgraph.types import interrupt
 
 from ag_ui.adapters.langgraph import ScriptedChatModel
@@ -114,6 +116,30 @@ def approval_graph() -> Any:
     builder.add_edge(START, "chat")
     builder.add_conditional_edges("chat", _route, {"tools": "approve", END: END})
     builder.add_edge("approve", "chat")
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+def tool_approval_graph() -> Any:
+    """ag-ui #2014, the other shape: the tool itself asks (``interrupt`` inside a tool run by
+    LangGraph's ``ToolNode``); on resume the tools node runs the tool again, which answers."""
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        answer = interrupt({"reason": "confirmation", "message": f"Look up {city}?"})
+        return f"sunny in {city} ({answer})"
+
+    model = ScriptedChatModel(turns=[list(WHOLE_ARGS), "Sunny."], loop=True)
+
+    async def chat(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("chat", chat)
+    builder.add_node("tools", ToolNode([get_weather]))
+    builder.add_edge(START, "chat")
+    builder.add_conditional_edges("chat", _route, ["tools", END])
+    builder.add_edge("tools", "chat")
     return builder.compile(checkpointer=InMemorySaver())
 
 

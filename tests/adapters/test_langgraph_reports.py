@@ -23,6 +23,7 @@ from tests.adapters.langgraph_graphs import (
     approval_graph,
     assert_calls,
     raising_graph,
+    tool_approval_graph,
     tool_graph,
 )
 
@@ -173,3 +174,23 @@ async def test_a_resumed_interrupt_sends_nothing_already_sent() -> None:
     [result] = of_type(second, "TOOL_CALL_RESULT")
     assert (result["toolCallId"], result["content"]) == ("call_w", "approved: yes")
     assert [e["delta"] for e in of_type(second, "TEXT_MESSAGE_CONTENT")] == ["Booked."]
+
+
+async def test_a_tools_own_interrupt_resumed_sends_only_the_result() -> None:
+    """#2014 as ag-ui-langgraph 0.0.47 still shows it: the tool run by ``ToolNode`` asks
+    (``interrupt``); on resume the tools node runs again, and the call of run 1 must not be
+    sent a second time: run 2 has its result and the answer only."""
+    with served(tool_approval_graph()) as server:
+        agent, first = await run(server.url, thread_id="thread-tool-hitl", run_id="run-1")
+        assert_calls(first, {"call_w": "get_weather"})
+        [pending] = first[-1]["outcome"]["interrupts"]
+        assert pending["message"] == "Look up Paris?"
+        resume = [{"interruptId": pending["id"], "status": "resolved", "payload": "yes"}]
+        agent, second = await run(server.url, run_id="run-2", text=None, resume=resume, agent=agent)
+    assert [e["type"] for e in second if e["type"].startswith("TOOL_CALL")] == ["TOOL_CALL_RESULT"]
+    [result] = of_type(second, "TOOL_CALL_RESULT")
+    assert (result["toolCallId"], result["content"]) == ("call_w", "sunny in Paris (yes)")
+    assert [e["delta"] for e in of_type(second, "TEXT_MESSAGE_CONTENT")] == ["Sunny."]
+    # The client's conversation holds the call once, answered once.
+    calls = [c.id for m in agent.messages if m.role == "assistant" for c in m.tool_calls or []]
+    assert calls == ["call_w"]

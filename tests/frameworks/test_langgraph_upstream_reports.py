@@ -14,7 +14,9 @@ SDK's core in the venv (``-ours``: the graphs' scripted model is ``ag_ui.adapter
   second gets both calls' argument chunks;
 * parallel calls, each whole: only the first call is sent, without ARGS;
 * the run id (#1279, #1582) and a raising node (#2531, #2532): right;
-* the resume of this script (#2014) sends the tool call of run 1 no second time.
+* a resume (#2014): with the approval in a node of its own, nothing is sent again; with the
+  interrupt inside the tool (``ToolNode``), run 2 sends the call of run 1 again (START, ARGS,
+  END) before its result.
 """
 
 from __future__ import annotations
@@ -102,3 +104,17 @@ def test_upstream_resume_of_the_approval_script_today(upstream: str) -> None:
     assert second[-1]["type"] == "RUN_FINISHED"
     assert [e for e in second if e["type"].startswith("TOOL_CALL_")] == []
     assert [e["delta"] for e in second if e["type"] == "TEXT_MESSAGE_CONTENT"] == ["Booked."]
+
+
+def test_upstream_resume_of_a_tools_own_interrupt_sends_the_call_again(upstream: str) -> None:
+    first = post(upstream + "/tool-approval", "thread-tool-hitl")
+    [pending] = first[-1]["outcome"]["interrupts"]
+    resume = [{"interruptId": pending["id"], "status": "resolved", "payload": "yes"}]
+    second = post(upstream + "/tool-approval", "thread-tool-hitl", runId="run-2", resume=resume)
+    assert [e["type"] for e in second if e["type"].startswith("TOOL_CALL_")] == [
+        "TOOL_CALL_START",  # the call of run 1, sent again
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+    ]
+    assert {e["toolCallId"] for e in second if e["type"].startswith("TOOL_CALL_")} == {"call_w"}

@@ -3,7 +3,8 @@ the same graphs ``tests/adapters/test_langgraph_reports.py`` serves through this
 so that the suite records what the upstream bridge does with each today.
 
 One endpoint per script (a ``ScriptedChatModel`` plays a turn once): ``/whole``,
-``/text-tool``, ``/parallel``, ``/parallel-whole``, ``/approval``, ``/raising``. Runs in the
+``/text-tool``, ``/parallel``, ``/parallel-whole``, ``/approval``, ``/tool-approval``,
+``/raising``. Runs in the
 ``langgraph`` framework venv with this SDK's wheel on top (``-ours``), whose
 ``ag_ui.adapters.langgraph`` provides the scripted chat model; the graphs module is loaded from
 its file, so nothing else of the test suite is imported.
@@ -31,6 +32,7 @@ ENDPOINTS = {
     "/parallel": lambda: graphs.tool_graph(graphs.PARALLEL),
     "/parallel-whole": lambda: graphs.tool_graph(graphs.PARALLEL_WHOLE),
     "/approval": graphs.approval_graph,
+    "/tool-approval": graphs.tool_approval_graph,
     "/raising": graphs.raising_graph,
 }
 
