@@ -325,3 +325,48 @@ async def test_a_subgraphs_interrupt_suspends_its_subagent_and_names_it() -> Non
     ]
     assert texts == [(True, "city=Oslo"), (False, "planned")]
     assert second[-1] == {"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"}
+
+
+@pytest.mark.parametrize(
+    "thinking",
+    [
+        pytest.param(
+            [
+                AIMessageChunk(content=[{"type": "thinking", "thinking": "Rain ", "index": 0}]),
+                AIMessageChunk(content=[{"type": "thinking", "thinking": "likely.", "index": 0}]),
+            ],
+            id="anthropic-thinking-blocks",
+        ),
+        pytest.param(
+            [
+                AIMessageChunk(content="", additional_kwargs={"reasoning_content": "Rain "}),
+                AIMessageChunk(content="", additional_kwargs={"reasoning_content": "likely."}),
+            ],
+            id="openai-compatible-reasoning-content",
+        ),
+    ],
+)
+async def test_reasoning_is_a_reasoning_message_before_the_text(
+    thinking: list[AIMessageChunk],
+) -> None:
+    answer = AIMessageChunk(content="Take an umbrella.")
+    if not isinstance(thinking[0].content, str):  # one content shape per message, as providers do
+        answer = AIMessageChunk(content=[{"type": "text", "text": "Take an umbrella.", "index": 1}])
+    events = wire(
+        await AgentClient(create_app(LangGraphAgent(chunk_graph([*thinking, answer])))).run("?")
+    )
+    reasoning = [e for e in events if e["type"].startswith("REASONING")]
+    assert [e["type"] for e in reasoning] == [
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_END",
+    ]
+    assert "".join(e.get("delta", "") for e in reasoning) == "Rain likely."
+    order = kinds(events)
+    assert order.index("REASONING_END") < order.index("TEXT_MESSAGE_START")
+    assert [e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"] == [
+        "Take an umbrella."
+    ]

@@ -4,7 +4,7 @@ are the same list (a checkpoint restored into a client names the messages the st
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core import messages as lc  # (LangChain's names clash with AG-UI's here)
@@ -21,7 +21,7 @@ from ag_ui.core.types import (
     UserMessage,
 )
 
-__all__ = ["content_text", "from_langchain", "to_langchain"]
+__all__ = ["content_pieces", "content_text", "from_langchain", "returned_messages", "to_langchain"]
 
 
 def content_text(content: Any) -> str:
@@ -30,6 +30,48 @@ def content_text(content: Any) -> str:
         return content
     if isinstance(content, Sequence):
         return "".join(_block_text(block) for block in content)
+    return ""
+
+
+def content_pieces(message: Any) -> list[tuple[str, str]]:
+    """A message's (or chunk's) content as ``("text" | "reasoning", text)`` pieces, in order.
+
+    Reasoning comes as LangChain's standard block (``{"type": "reasoning", "reasoning": ...}``),
+    Anthropic's (``{"type": "thinking", "thinking": ...}``), OpenAI Responses' summaries
+    (``{"type": "reasoning", "summary": [{"text": ...}]}``), or ``reasoning_content`` in
+    ``additional_kwargs`` (DeepSeek, vLLM and other OpenAI-compatible servers)."""
+    pieces: list[tuple[str, str]] = []
+    extra = getattr(message, "additional_kwargs", None) or {}
+    if isinstance(extra.get("reasoning_content"), str) and extra["reasoning_content"]:
+        pieces.append(("reasoning", extra["reasoning_content"]))
+    content = message.content
+    if isinstance(content, str):
+        if content:
+            pieces.append(("text", content))
+        return pieces
+    for block in content if isinstance(content, Sequence) else ():
+        text = _block_text(block)
+        if text:
+            pieces.append(("text", text))
+            continue
+        reasoning = _block_reasoning(block)
+        if reasoning:
+            pieces.append(("reasoning", reasoning))
+    return pieces
+
+
+def _block_reasoning(block: Any) -> str:
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind == "thinking":
+        return str(block.get("thinking") or "")
+    if kind == "reasoning":
+        if isinstance(block.get("reasoning"), str):
+            return str(block["reasoning"])
+        summary = block.get("summary")
+        if isinstance(summary, list):
+            return "".join(str(s.get("text") or "") for s in summary if isinstance(s, dict))
     return ""
 
 
@@ -138,3 +180,13 @@ def from_langchain(messages: Iterable[Any]) -> list[Message]:
         elif isinstance(message, lc.SystemMessage):
             converted.append(SystemMessage(id=message.id, content=content_text(message.content)))
     return converted
+
+
+def returned_messages(update: Any, messages_key: str) -> list[lc.BaseMessage]:
+    """The messages a node's update returned under ``messages_key`` (``RemoveMessage``s left
+    out)."""
+    if not isinstance(update, Mapping):
+        return []
+    value = update.get(messages_key)
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [m for m in items if isinstance(m, lc.BaseMessage) and m.type != "remove"]

@@ -18,11 +18,16 @@ from typing import Any, Optional
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 
-from ag_ui.adapters.langgraph._messages import content_text
+from ag_ui.adapters.langgraph._messages import content_pieces, content_text, returned_messages
 from ag_ui.adapters.langgraph._values import agui_state, jsonable
 from ag_ui.core.events import (
     CustomEvent,
     RawEvent,
+    ReasoningEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    ReasoningStartEvent,
     SubagentErrorEvent,
     SubagentFinishedEvent,
     SubagentFinishedSuspendedOutcome,
@@ -58,6 +63,7 @@ class _Message:
     node: Optional[str]
     segments: int = 0
     text_id: Optional[str] = None
+    reasoning_id: Optional[str] = None  # the open reasoning message (its span: "<id>-span")
     calls_by_id: dict[str, _Call] = field(default_factory=dict)
     calls_by_index: dict[int, _Call] = field(default_factory=dict)
     open_calls: list[_Call] = field(default_factory=list)
@@ -214,16 +220,58 @@ class StreamTranslator:
         # Text first, then tool calls: a chunk holding both (a model that writes a sentence and
         # opens a call in one piece) sends both, in the order the model produced them.
         content = chunk.content
-        text = content if isinstance(content, str) else content_text(content)
-        if text:
-            await self._text(message, text)
+        if isinstance(content, str) and not chunk.additional_kwargs:
+            if content:  # the hot path: a plain text token
+                await self._text(message, content)
+        else:
+            await self._pieces(message, chunk)
         for piece in chunk.tool_call_chunks:
             await self._tool_call_chunk(message, piece)
         if chunk.chunk_position == "last":
             await self._close_message(message)
 
+    async def _pieces(self, message: _Message, source: Any) -> None:
+        for kind, text in content_pieces(source):
+            if kind == "reasoning":
+                await self._reasoning(message, text)
+            else:
+                await self._text(message, text)
+
+    async def _reasoning(self, message: _Message, text: str) -> None:
+        """Reasoning as a reasoning span holding one reasoning message, closed by whatever
+        the model writes next (text, a call) or by the message's end."""
+        if message.reasoning_id is None:
+            await self._close_text(message)
+            await self._close_calls(message)
+            message.segments += 1
+            message.reasoning_id = f"{message.message_id}-reasoning-{message.segments}"
+            lane = message.lane
+            await self._ctx.emit(
+                ReasoningStartEvent(message_id=f"{message.reasoning_id}-span", subagent_run_id=lane)
+            )
+            await self._ctx.emit(
+                ReasoningMessageStartEvent(message_id=message.reasoning_id, subagent_run_id=lane)
+            )
+        await self._ctx.emit(
+            ReasoningMessageContentEvent(
+                message_id=message.reasoning_id, delta=text, subagent_run_id=message.lane
+            )
+        )
+
+    async def _close_reasoning(self, message: _Message) -> None:
+        if message.reasoning_id is not None:
+            reasoning_id, message.reasoning_id = message.reasoning_id, None
+            lane = message.lane
+            await self._ctx.emit(
+                ReasoningMessageEndEvent(message_id=reasoning_id, subagent_run_id=lane)
+            )
+            await self._ctx.emit(
+                ReasoningEndEvent(message_id=f"{reasoning_id}-span", subagent_run_id=lane)
+            )
+
     async def _text(self, message: _Message, text: str) -> None:
         if message.text_id is None:
+            await self._close_reasoning(message)
             await self._close_calls(message)  # text after a call: the calls are complete
             message.segments += 1
             # The first segment is the LangChain message's own id (the checkpoint's), so that a
@@ -271,6 +319,7 @@ class StreamTranslator:
             )
 
     async def _start_call(self, message: _Message, call_id: str, name: str) -> _Call:
+        await self._close_reasoning(message)
         await self._close_text(message)
         call = _Call(call_id, muted=call_id in self._known_calls)
         self._known_calls.add(call_id)
@@ -292,9 +341,7 @@ class StreamTranslator:
         assert message.id is not None
         if isinstance(message, AIMessage):
             streaming = self._streaming(message.id, lane)
-            text = content_text(message.content)
-            if text:
-                await self._text(streaming, text)
+            await self._pieces(streaming, message)
             for call in message.tool_calls:
                 started = await self._start_call(
                     streaming, call.get("id") or self._ctx.new_id("call"), call["name"]
@@ -345,6 +392,7 @@ class StreamTranslator:
         message.last_call = None
 
     async def _close_message(self, message: _Message) -> None:
+        await self._close_reasoning(message)
         await self._close_text(message)
         await self._close_calls(message)
         self._messages.pop(message.message_id, None)
@@ -370,7 +418,7 @@ class StreamTranslator:
             for message in list(self._messages.values()):
                 if message.lane == lane and message.node == node:
                     await self._close_message(message)
-            for returned in _update_messages(update, self._messages_key):
+            for returned in returned_messages(update, self._messages_key):
                 if returned.id and returned.id not in self._done_messages:
                     await self._whole(returned, lane)
             await self._finish_subgraphs(namespace, str(node))
@@ -390,15 +438,3 @@ class StreamTranslator:
         else:
             name, value = "langgraph.custom", chunk
         await self._ctx.emit(CustomEvent(name=name, value=jsonable(value), subagent_run_id=lane))
-
-
-def _update_messages(update: Any, messages_key: str) -> list[BaseMessage]:
-    if not isinstance(update, Mapping):
-        return []
-    value = update.get(messages_key)
-    items = value if isinstance(value, (list, tuple)) else [value]
-    return [m for m in items if isinstance(m, BaseMessage) and not _is_removal(m)]
-
-
-def _is_removal(message: BaseMessage) -> bool:
-    return message.type == "remove"
