@@ -13,6 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import interrupt
+from typing_extensions import TypedDict
 
 import ag_ui.adapters.langgraph
 from ag_ui.adapters.langgraph import (
@@ -370,3 +371,20 @@ async def test_reasoning_is_a_reasoning_message_before_the_text(
     assert [e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"] == [
         "Take an umbrella."
     ]
+
+
+class Counter(TypedDict):
+    count: int
+
+
+async def test_a_graph_without_messages_gets_only_its_state() -> None:
+    def bump(state: Counter) -> dict[str, Any]:
+        return {"count": state["count"] + 1}
+
+    builder = StateGraph(Counter)
+    builder.add_node("bump", bump)
+    builder.add_edge(START, "bump")
+    client = AgentClient(create_app(LangGraphAgent(builder.compile())))
+    result = await client.run("count", state={"count": 41})
+    wire(result)
+    assert result.agent_state.state == {"count": 42}

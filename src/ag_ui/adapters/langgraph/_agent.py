@@ -193,10 +193,12 @@ class LangGraphAgent:
                 f"{', '.join(open_ids)}: answer them in the input's resume",
                 code="interrupt_pending",
             )
-        new = [m for m in run_input.messages if m.id not in known_ids]
-        graph_input: dict[str, Any] = {self.messages_key: to_langchain(new)}
+        channels = set(getattr(self.graph, "channels", {}) or {})
+        graph_input: dict[str, Any] = {}
+        if not channels or self.messages_key in channels:  # a graph without a conversation
+            new = [m for m in run_input.messages if m.id not in known_ids]
+            graph_input[self.messages_key] = to_langchain(new)
         if isinstance(run_input.state, Mapping):
-            channels = set(getattr(self.graph, "channels", {}) or {})
             for key, value in run_input.state.items():
                 if key != self.messages_key and key in channels and not key.startswith("__"):
                     graph_input[key] = value
