@@ -196,31 +196,34 @@ def _loopback(host: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.langgraph is not None:
-        return _run_langgraph(args)
     try:
-        import uvicorn  # noqa: F401  (here: a missing server extra fails before anything starts)
+        import uvicorn
 
         from ag_ui.providers import ModelAgent, ProviderConfigError, provider_from_spec
     except ImportError as exc:  # a missing extra: a failure (exit 1), as for the other commands
         hint = str(exc)
         if "pip install" not in hint:  # our own modules name their extra; a bare import does not
-            extra = "anthropic" if args.model.startswith("anthropic") else "openai"
+            extra = "anthropic" if (args.model or "").startswith("anthropic") else "openai"
             hint = (
                 f"this command needs its provider's extra: pip install 'ag-ui-sdk[{extra}]' ({exc})"
             )
         print(f"agui serve: {hint}", file=sys.stderr)
         return 1
     try:
-        system = _system_prompt(args.system)
-        options: dict[str, Any] = {}
-        if args.timeout is not None:
-            options["timeout"] = args.timeout
-        provider = provider_from_spec(args.model, base_url=args.base_url, **options)
-        agent_options: dict[str, Any] = {"system": system}
-        if args.max_rounds is not None:
-            agent_options["max_rounds"] = args.max_rounds
-        agent = ModelAgent(provider, **agent_options)
+        if args.langgraph is not None:
+            from ag_ui.cli._serve_langgraph import load_langgraph_agent
+
+            agent: Any = load_langgraph_agent(args.langgraph)
+        else:
+            system = _system_prompt(args.system)
+            options: dict[str, Any] = {}
+            if args.timeout is not None:
+                options["timeout"] = args.timeout
+            provider = provider_from_spec(args.model, base_url=args.base_url, **options)
+            agent_options: dict[str, Any] = {"system": system}
+            if args.max_rounds is not None:
+                agent_options["max_rounds"] = args.max_rounds
+            agent = ModelAgent(provider, **agent_options)
         sock = listen(args.host, args.port)
     except ImportError as exc:
         return _fail(str(exc))
@@ -229,53 +232,24 @@ def run(args: argparse.Namespace) -> int:
     url = agent_url(args.host, sock)
     threads = None if args.no_threads else (args.threads or default_threads_url())
     store = open_for_serving(threads, "serve") if threads is not None else None
-    _configure_logging(args.debug)
-    print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
-    print(f"Capabilities: {url}/capabilities")
-    print(f'Try:  agui run {url} -m "Hello!"')
-    if store is not None:
-        _announce_threads(args, threads, url)
-    return _serve(args, agent, sock, store)
-
-
-def _announce_threads(args: argparse.Namespace, threads: Optional[str], url: str) -> None:
-    print(f"Threads kept in {threads}: {url}/threads (agui threads list {url})")
-    if not _loopback(args.host):
-        print(
-            f"agui serve: warning: {args.host} is not a loopback address, and without "
-            "authentication every conversation is listed to anyone who reaches it; "
-            "--no-threads, or serve it from your own app with an authorize hook",
-            file=sys.stderr,
-        )
-
-
-def _run_langgraph(args: argparse.Namespace) -> int:
-    from ag_ui.cli._serve_langgraph import load_langgraph_agent
-
-    try:
-        agent = load_langgraph_agent(args.langgraph)
-        sock = listen(args.host, args.port)
-    except (ImportError, ValueError) as exc:
-        return _fail(str(exc))
-    url = agent_url(args.host, sock)
-    threads = None if args.no_threads else (args.threads or default_threads_url())
-    store = open_for_serving(threads, "serve") if threads is not None else None
-    if store is not None:
+    if store is not None and args.langgraph is not None:
         from ag_ui.adapters.langgraph import CheckpointThreads
 
         store = CheckpointThreads(agent, store)  # a reload restores the graph's checkpoint
     _configure_logging(args.debug)
-    print(f"AG-UI agent for the LangGraph graph {args.langgraph} on {url}. Ctrl-C stops it.")
+    served = args.model or f"the LangGraph graph {args.langgraph}"
+    print(f"AG-UI agent for {served} on {url}. Ctrl-C stops it.")
     print(f"Capabilities: {url}/capabilities")
     print(f'Try:  agui run {url} -m "Hello!"')
     if store is not None:
-        _announce_threads(args, threads, url)
-    return _serve(args, agent, sock, store)
-
-
-def _serve(args: argparse.Namespace, agent: Any, sock: Any, store: Optional[ThreadStore]) -> int:
-    import uvicorn
-
+        print(f"Threads kept in {threads}: {url}/threads (agui threads list {url})")
+        if not _loopback(args.host):
+            print(
+                f"agui serve: warning: {args.host} is not a loopback address, and without "
+                "authentication every conversation is listed to anyone who reaches it; "
+                "--no-threads, or serve it from your own app with an authorize hook",
+                file=sys.stderr,
+            )
     sys.stdout.flush()
     config = uvicorn.Config(
         _app(agent, debug=args.debug, store=store),
