@@ -27,15 +27,16 @@ START_TIMEOUT = 60.0
 
 
 class FrameworkServer:
-    def __init__(self, name: str, sdk: Sdk = "ours") -> None:
+    def __init__(self, name: str, sdk: Sdk = "ours", *, module: str = "") -> None:
         if name not in APP_MODULES:
             raise ValueError(f"no app for {name!r}; apps: {', '.join(APP_MODULES)}")
+        module = module or APP_MODULES[name]  # another app of the same framework venv
         python = framework_venv(APP_VENVS.get(name, name), sdk)
         self.name, self.sdk = name, sdk
         # A file, not a pipe: a chatty app never blocks on a full pipe nobody reads.
         self._log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed in stop()
         self._running = ExitStack()
-        command = [str(python), str(APPS / APP_MODULES[name]), "--fd", FD]
+        command = [str(python), str(APPS / module), "--fd", FD]
         try:
             self.base = self._running.enter_context(
                 serve_process(command, cwd=APPS, stderr=self._log, start_timeout=START_TIMEOUT)

@@ -20,6 +20,7 @@ from ag_ui.core._wire import event_type_name
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import PatchError
 from ag_ui.core.events import Event
+from ag_ui.core.types import Tool
 from ag_ui.verify import StreamVerifier
 
 __all__ = ["EventPipeline", "PatchFailedWarning", "Reducer"]
@@ -106,6 +107,7 @@ class EventPipeline:
         id_factory: Optional[Callable[[], str]] = None,
         on_tool_arguments: Optional[Callable[[str], None]] = None,
         strict_draft: bool = False,
+        tools: Optional[Iterable[Tool]] = None,
     ) -> None:
         self.stream = StreamVerifier(
             strict_end=strict_end,
@@ -113,6 +115,7 @@ class EventPipeline:
             id_factory=id_factory,
             on_tool_arguments=on_tool_arguments,
             strict_draft=strict_draft,
+            tools=tools,
         )
         self.reducer = Reducer(on_patch_error=on_patch_error)
         self._state = AgentState(messages=messages, state=state)

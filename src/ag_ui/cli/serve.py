@@ -65,12 +65,18 @@ def register(subparsers: Any) -> None:
         "read from OPENAI_API_KEY or ANTHROPIC_API_KEY (a local server takes any value, or none "
         "with --base-url).",
     )
-    parser.add_argument(
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument(
         "--model",
-        required=True,
         metavar="PROVIDER:MODEL",
         help="e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, or openai:llama3.2 with "
         "--base-url http://127.0.0.1:11434/v1 (Ollama)",
+    )
+    source.add_argument(
+        "--langgraph",
+        metavar="MODULE:GRAPH",
+        help="a LangGraph graph of yours instead of a model, e.g. app:graph for ./app.py "
+        "(docs/langgraph.md; the langgraph extra)",
     )
     parser.add_argument(
         "--base-url",
@@ -217,22 +223,27 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:  # a missing extra: a failure (exit 1), as for the other commands
         hint = str(exc)
         if "pip install" not in hint:  # our own modules name their extra; a bare import does not
-            extra = "anthropic" if args.model.startswith("anthropic") else "openai"
+            extra = "anthropic" if (args.model or "").startswith("anthropic") else "openai"
             hint = (
                 f"this command needs its provider's extra: pip install 'ag-ui-sdk[{extra}]' ({exc})"
             )
         print(f"agui serve: {hint}", file=sys.stderr)
         return 1
     try:
-        system = _system_prompt(args.system)
-        options: dict[str, Any] = {}
-        if args.timeout is not None:
-            options["timeout"] = args.timeout
-        provider = provider_from_spec(args.model, base_url=args.base_url, **options)
-        agent_options: dict[str, Any] = {"system": system}
-        if args.max_rounds is not None:
-            agent_options["max_rounds"] = args.max_rounds
-        agent = ModelAgent(provider, **agent_options)
+        if args.langgraph is not None:
+            from ag_ui.cli._serve_langgraph import load_langgraph_agent
+
+            agent: Any = load_langgraph_agent(args.langgraph)
+        else:
+            system = _system_prompt(args.system)
+            options: dict[str, Any] = {}
+            if args.timeout is not None:
+                options["timeout"] = args.timeout
+            provider = provider_from_spec(args.model, base_url=args.base_url, **options)
+            agent_options: dict[str, Any] = {"system": system}
+            if args.max_rounds is not None:
+                agent_options["max_rounds"] = args.max_rounds
+            agent = ModelAgent(provider, **agent_options)
         sock = listen(args.host, args.port)
     except ImportError as exc:
         return _fail(str(exc))
@@ -245,8 +256,13 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     threads = threads_to_keep(args, "serve")
     store = open_for_serving(threads, "serve") if threads is not None else None
+    if store is not None and args.langgraph is not None:
+        from ag_ui.adapters.langgraph import CheckpointThreads
+
+        store = CheckpointThreads(agent, store)  # a reload restores the graph's checkpoint
     _configure_logging(args.debug)
-    print(f"AG-UI agent for {args.model} on {url}. Ctrl-C stops it.")
+    served = args.model or f"the LangGraph graph {args.langgraph}"
+    print(f"AG-UI agent for {served} on {url}. Ctrl-C stops it.")
     print(f"Capabilities: {url}/capabilities")
     print(f'Try:  agui run {url} -m "Hello!"')
     if store is not None:

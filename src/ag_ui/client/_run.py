@@ -152,6 +152,7 @@ class Run:
                     strict_end=False,  # the end is checked below (IncompleteStreamError)
                     strict_draft=self.config.strict_draft,
                     observer=None if log is None else _stage_logger(log),
+                    tools=input.tools,  # a call without the arguments its tool requires: warned
                 )
                 processor = EventProcessor(
                     self.owner, self.conversation, self.subscribers, input, result, debug=log

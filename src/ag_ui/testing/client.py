@@ -340,6 +340,7 @@ class AgentClient:
                 state=input.state,
                 strict_end=strict_end,
                 strict_draft=draft,
+                tools=input.tools,
             )
             if input is not None
             else StreamGrader(strict_end=strict_end, strict_draft=draft)

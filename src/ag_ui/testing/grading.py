@@ -32,6 +32,7 @@ from ag_ui.core.errors import (
     PatchError,
     ProtocolError,
 )
+from ag_ui.core.types import Tool
 from ag_ui.testing.rules import Severity, rule
 
 __all__ = ["Finding", "StreamGrader", "Verification", "grade_events"]
@@ -157,6 +158,7 @@ class StreamGrader:
         state: Any = _EMPTY_STATE,
         strict_end: bool = True,
         strict_draft: bool = False,
+        tools: Iterable[Tool] = (),
     ) -> None:
         if state is _EMPTY_STATE:
             state = {}
@@ -172,6 +174,7 @@ class StreamGrader:
             on_patch_error=self._patch_failed,
             on_tool_arguments=self._tool_arguments,
             strict_draft=strict_draft,
+            tools=tools,  # the run's tools: a call without the arguments they require is said
         )
 
     @property
@@ -265,9 +268,16 @@ class StreamGrader:
         )
 
     def _tool_arguments(self, problem: str) -> None:
-        # The verifier's check (ag_ui.verify.tool_arguments_problem), reported as a finding.
+        # The verifier's checks (ag_ui.verify._tool_args), reported as findings by their rule.
+        rule_id = getattr(problem, "rule", "tool.args-json")
         self.findings.append(
-            Finding("tool.args-json", problem, self._current_index, "TOOL_CALL_END")
+            Finding(
+                rule_id,
+                str(problem),
+                self._current_index,
+                "TOOL_CALL_END",
+                severity=rule(rule_id).severity,
+            )
         )
 
 

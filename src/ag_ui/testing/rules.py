@@ -409,6 +409,13 @@ _CATALOGUE: tuple[Rule, ...] = (
         ("AGUI204",),
     ),
     Rule(
+        "tool.args-missing",
+        "a tool call ended without the arguments its tool requires",
+        "Send every call's arguments in TOOL_CALL_ARGS, also when the model gave them whole in "
+        "one chunk (the run's tools declare which arguments are required).",
+        severity="warning",
+    ),
+    Rule(
         "state.patch",
         "a STATE_DELTA does not apply to the state",
         "Compute each STATE_DELTA against the state the client holds (the input state, then "

@@ -35,7 +35,7 @@ from ag_ui.core.events import (
 )
 from ag_ui.verify._lifecycle_rules import LifecycleRules
 from ag_ui.verify._ownership import owner_label
-from ag_ui.verify._tool_args import tool_arguments_problem
+from ag_ui.verify._tool_args import missing_arguments_problem, tool_arguments_problem
 
 __all__ = ["Handlers"]
 
@@ -51,6 +51,8 @@ def _fail(rule: str, event_type: str, message: str, **ids: Any) -> NoReturn:
 class Handlers(LifecycleRules):
     open_text: dict[str, None]
     open_tool_calls: dict[str, list[str]]  # each open call's TOOL_CALL_ARGS deltas
+    open_tool_names: dict[str, str]  # each open call's tool name
+    tool_parameters: dict[str, Any]  # the run's declared tools' schemas, by name
     on_tool_arguments: Callable[[str], None]
     open_reasoning_spans: dict[str, None]
     open_reasoning_messages: dict[str, None]
@@ -187,6 +189,7 @@ class Handlers(LifecycleRules):
         else:
             bucket[call_id] = tag if tag is not None or not parent_known else inherited
         self.open_tool_calls[call_id] = []
+        self.open_tool_names[call_id] = event.tool_call_name
 
     def _tool_continue(self, event: Union[ToolCallArgsEvent, ToolCallEndEvent]) -> None:
         call_id = event.tool_call_id
@@ -215,7 +218,13 @@ class Handlers(LifecycleRules):
             )
         if isinstance(event, ToolCallEndEvent):
             pieces = self.open_tool_calls.pop(call_id)
-            problem = tool_arguments_problem(call_id, "".join(pieces), len(pieces))
+            name = self.open_tool_names.pop(call_id, "")
+            arguments = "".join(pieces)
+            problem = tool_arguments_problem(call_id, arguments, len(pieces))
+            if problem is None and name in self.tool_parameters:
+                problem = missing_arguments_problem(
+                    call_id, name, arguments, self.tool_parameters[name]
+                )
             if problem is not None:  # legal, as for the TypeScript client; said, not refused
                 self.on_tool_arguments(problem)
         else:

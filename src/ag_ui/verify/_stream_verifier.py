@@ -16,10 +16,12 @@ before the next one is verified, as the TypeScript operator chain does::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Callable, Literal, Optional, cast
 
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.events import Event
+from ag_ui.core.types import Tool
 from ag_ui.verify._chunks import ChunkExpander
 from ag_ui.verify._compat import CompatibilityTranslator
 from ag_ui.verify._enforce import enforce as _enforce
@@ -47,7 +49,10 @@ class StreamVerifier:
     off for events built in Python, which serialize ``None`` as absent anyway); ``verify``
     runs the sequence verifier (``EventVerifier``; off, the events are only expanded);
     ``strict_end`` makes ``finish()`` refuse a stream that stopped inside a run;
-    ``on_tool_arguments`` is told about tool-call arguments that are not JSON (default: a
+    ``tools`` (the run's declared tools) lets the verifier tell a call closed without the
+    arguments its tool's schema requires (rule ``tool.args-missing``), as does a
+    ``RUN_STARTED.input``. ``on_tool_arguments`` is told about tool-call arguments that are not
+    JSON (default: a
     ``ToolArgumentsWarning``; see ``EventVerifier``); ``enforce`` (default: as
     ``compatibility``) strips unrecognised material with an ``UnrecognisedMaterialWarning``
     and refuses a JSON Patch path that is not a JSON Pointer (``ag_ui.verify._enforce``);
@@ -77,6 +82,7 @@ class StreamVerifier:
         on_tool_arguments: Optional[Callable[[str], None]] = None,
         enforce: Optional[bool] = None,
         strict_draft: bool = False,
+        tools: Optional[Iterable[Tool]] = None,
     ) -> None:
         # A consumer of received events enforces; a producer's own guard (compatibility off)
         # passes its events on as they were built.
@@ -91,6 +97,7 @@ class StreamVerifier:
                 null_checks=null_checks,
                 on_tool_arguments=on_tool_arguments,
                 strict_draft=strict_draft,
+                tools=tools,
             )
             if verify
             else None

@@ -8,6 +8,7 @@ so the first violation reported is the same one it reports.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Callable, Optional
 
 from pydantic import BaseModel
@@ -22,6 +23,7 @@ from ag_ui.core.events import (
     RunStartedEvent,
 )
 from ag_ui.core.outcomes import UnknownOutcome
+from ag_ui.core.types import Tool
 from ag_ui.verify._draft_rules import DraftRules
 from ag_ui.verify._encrypted_types import check_encrypted_value_types
 from ag_ui.verify._forward import warn_unknown
@@ -65,6 +67,7 @@ class EventVerifier(Handlers):
         null_checks: bool = True,
         on_tool_arguments: Optional[Callable[[str], None]] = None,
         strict_draft: bool = False,
+        tools: Optional[Iterable[Tool]] = None,
     ) -> None:
         self.strict_end = strict_end
         self.draft = DraftRules(strict=strict_draft)
@@ -73,6 +76,9 @@ class EventVerifier(Handlers):
         self.owners = Owners()
         self.open_text: dict[str, None] = {}
         self.open_tool_calls: dict[str, list[str]] = {}
+        self.open_tool_names: dict[str, str] = {}
+        # Known tools' schemas (rule tool.args-missing): given, then each RUN_STARTED.input's.
+        self.tool_parameters: dict[str, Any] = {t.name: t.parameters for t in tools or ()}
         self.open_reasoning_spans: dict[str, None] = {}
         self.open_reasoning_messages: dict[str, None] = {}
         self.open_steps: dict[Optional[str], dict[str, None]] = {}
@@ -93,6 +99,7 @@ class EventVerifier(Handlers):
         self.owners.clear()
         self.open_text.clear()
         self.open_tool_calls.clear()
+        self.open_tool_names.clear()
         self.open_reasoning_spans.clear()
         self.open_reasoning_messages.clear()
         self.open_steps.clear()
@@ -141,6 +148,8 @@ class EventVerifier(Handlers):
                 )
             if self._run_finished or self._run_errored:
                 self._reset_run()
+        if cls is RunStartedEvent:
+            self._learn_tools(event)  # type: ignore[arg-type]
 
         if (
             self.null_checks
@@ -151,6 +160,11 @@ class EventVerifier(Handlers):
 
         if handler is not None:
             handler(event)
+
+    def _learn_tools(self, event: RunStartedEvent) -> None:
+        if event.input is not None:
+            for tool in event.input.tools:
+                self.tool_parameters[tool.name] = tool.parameters
 
     def _handler_for_subclass(self, cls: type, event: Any) -> Optional[Callable[[Any], None]]:
         if not isinstance(event, BaseModel) or not hasattr(event, "type"):
