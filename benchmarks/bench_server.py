@@ -93,7 +93,7 @@ def serve_floor(port: int, build: bool = False) -> None:
     messages, as our server's writer sends what is queued; no model is built, nothing checked.
     With ``build`` (the "floor-build" row), each request builds and encodes its events as our
     agent does, with nothing between them and the socket: what a server's own layers (guard,
-    verifier, outbox) cost shows as the distance to this row.
+    verifier, writer) cost shows as the distance to this row.
     """
     import uvicorn
 

@@ -109,6 +109,7 @@ def workloads() -> dict[str, Callable[[], None]]:
         "reducer_delta": reducer_delta,
         "pipeline_delta": pipeline_delta,
         "server_run": _server_run(),
+        "server_paced": _server_run(paced=True),
         "client_run": _client_run(encoder, events),
     }
 
@@ -154,12 +155,21 @@ def _client_run(encoder: Any, events: list[Any]) -> Callable[[], None]:
 
 
 def _server_run(
-    verify: bool = True, accept: bytes = b"text/event-stream", version: str | None = None
+    verify: bool = True,
+    accept: bytes = b"text/event-stream",
+    version: str | None = None,
+    *,
+    paced: bool = False,
 ) -> Callable[[], None]:
     """One streamed run through ``create_app``'s ASGI app, in process (no socket): the agent
-    builds SERVER_DELTAS text deltas; the guard, verifier, downgrade sink and outbox do the rest.
+    builds SERVER_DELTAS text deltas; the guard, verifier, downgrade sink and writer do the rest.
 
-    The guard's workload takes the defaults; ``bench_server.py --instructions`` varies them to
+    ``paced``: the agent awaits ``asyncio.sleep(0)`` before each delta, as an agent relaying a
+    model's tokens awaits between them, so nothing can be batched: each event is its own trip
+    from the agent to ``send`` (``server_paced``, the shape users feel; ``server_run`` is the
+    bulk shape, where the writer coalesces what the agent yields without awaiting).
+
+    The guard's workloads take the defaults; ``bench_server.py --instructions`` varies them to
     tell the layers apart (``version="1.1"``: no downgrading sink).
     """
     import asyncio
@@ -170,6 +180,8 @@ def _server_run(
     async def agent(run_input: Any, ctx: Any) -> Any:
         yield TextMessageStartEvent(message_id="m")
         for _ in range(SERVER_DELTAS):
+            if paced:
+                await asyncio.sleep(0)
             yield TextMessageContentEvent(message_id="m", delta="tok ")
         yield TextMessageEndEvent(message_id="m")
 
@@ -230,6 +242,7 @@ WORK = {
     "reducer_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through apply_event, {HISTORY:,} messages",
     "pipeline_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through EventPipeline, {HISTORY:,} messages",
     "server_run": f"a run of {SERVER_DELTAS:,} text deltas through create_app's app, in process",
+    "server_paced": "the same run, the agent awaiting asyncio.sleep(0) before each delta",
     "client_run": "HttpAgent.run_agent over the stream mix from an in-memory transport",
 }
 
