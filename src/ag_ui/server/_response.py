@@ -1,17 +1,17 @@
 """The one streaming response every endpoint sends: a 200 event stream fed by a producer.
 
 ``stream_response(receive, send, produce, ...)`` sends the headers, then runs ``produce(put)``
-(whatever makes the frames: the agent of a request-bound run, a reader of a stored run) in the
-request's own task, beside two helpers in one task group:
+(whatever makes the frames: the agent of a request-bound run, a reader of a stored run) in a
+task of its own, beside two helpers in one task group:
 
 * the disconnect watch: the client leaving cancels the group, the producer included;
 * keepalive comments after ``keepalive`` seconds of silence (when the format has them).
 
 ``put`` hands a chunk straight to ``send`` from the producer's task: one hop per event, no
-queue, no task switch, which is what an agent relaying a model's tokens (it awaits between
-them) costs per event. Only while a send is waiting for the socket (a slow client) does ``put``
-queue (``Writer``): the chunks that pile up meanwhile leave in one send, and past ``high_water``
-queued bytes the producer waits (backpressure).
+queue, no switch to a writer task, which matters for an agent relaying a model's tokens (it
+awaits between them, so nothing can be batched). Chunks put later in the same turn of the
+event loop (an agent yielding without awaiting) are queued and leave together (``Writer``);
+while a send waits for the socket (a slow client), the producer waits with it (backpressure).
 
 It returns when the producer is done and everything it put was written, or as soon as the
 client is gone. What the producer does on cancellation is its own business (a bound run's agent
@@ -74,13 +74,30 @@ class Writer:
     async def put(self, body: bytes) -> None:
         """Write ``body`` (the producer's ``put``); once the client is gone, a checkpoint where
         the producer's cancellation arrives."""
+        if not (self._busy or self._same_turn or self.disconnected or self._queued):
+            # The common case, a turn's first event with nothing queued: sent right here (what
+            # ``_write`` does, without its frame; nobody else can send while this one runs
+            # unless ``send`` waits for the socket, hence the flag).
+            self._same_turn = True
+            self._loop.call_soon(self._turn_ended)
+            self._busy = True
+            try:
+                await self._send({"type": "http.response.body", "body": body, "more_body": True})
+            except OSError:  # uvicorn's ClientDisconnected and plain socket errors
+                self.gone()
+                return
+            finally:
+                self._busy = False
+                if self._idle is not None:
+                    _wake(self._idle)
+                    self._idle = None
+            self.last_write = self._loop.time()
+            return
         if not (self._busy or self._same_turn or self.disconnected):
             self._same_turn = True
             self._loop.call_soon(self._turn_ended)
-            if self._queued:  # left from an earlier turn: it goes first, in the same send
-                self._queued.append(body)
-                body = self._take()
-            await self._write(body)
+            self._queued.append(body)  # left from an earlier turn: it goes first, with this
+            await self._write(self._take())
             return
         if self.disconnected:
             await anyio.lowlevel.checkpoint()
@@ -231,10 +248,22 @@ async def stream_response(
         tasks.start_soon(watch_disconnect, receive, writer, tasks.cancel_scope)
         comment = encoder.encode_keepalive()
         tasks.start_soon(writer.run_sender, keepalive if comment else None, comment)
-        # The producer runs here, in the request's task: its puts reach ``send`` without a
-        # task switch; the group's scope cancels it when the client leaves.
-        await produce(writer.put)
-        await writer.flush()
+        # The producer gets a task of its own, whose puts reach ``send`` without a task switch.
+        # Not this task: each time the agent awaits, the task's whole await chain is resumed,
+        # frame by frame, and this one's runs through the ASGI server, every middleware, the
+        # router and the endpoint; the producer's own task starts at ``run_producer``.
+        done = asyncio.get_running_loop().create_future()
+
+        async def run_producer() -> None:
+            try:
+                await produce(writer.put)
+                await writer.flush()
+            finally:
+                if not done.done():  # (cancelled with this task's await when the client left)
+                    done.set_result(None)
+
+        tasks.start_soon(run_producer)
+        await done
         tasks.cancel_scope.cancel()  # the producer is done: stop the watch and the keepalive
     if not writer.disconnected:
         await writer.finish()
