@@ -110,6 +110,7 @@ def workloads() -> dict[str, Callable[[], None]]:
         "pipeline_delta": pipeline_delta,
         "server_run": _server_run(),
         "server_paced": _server_run(paced=True),
+        "floor_paced": _floor_paced_run(),
         "client_run": _client_run(encoder, events),
     }
 
@@ -232,6 +233,56 @@ def _server_run(
     return lambda: asyncio.run(call())
 
 
+def _floor_paced_run() -> Callable[[], None]:
+    """``server_paced``'s floor: the same paced run from a bare ASGI app that builds each event,
+    encodes it (``encode_sse``) and sends it, one ASGI message per event, nothing between (no
+    guard, no verifier, no router). ``server_paced`` over this is what our layers cost."""
+    import asyncio
+
+    from ag_ui.core import (
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+    )
+    from ag_ui.encoder import EventEncoder
+
+    encode = EventEncoder().encode_sse
+    body = json.dumps({"threadId": "t", "runId": "r", "messages": []}).encode()
+
+    async def app(receive: Any, send: Any) -> None:
+        run = json.loads((await receive())["body"])
+        ids = {"thread_id": run["threadId"], "run_id": run["runId"]}
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+
+        async def out(event: Any) -> None:
+            await send({"type": "http.response.body", "body": encode(event), "more_body": True})
+
+        await out(RunStartedEvent(**ids))
+        await out(TextMessageStartEvent(message_id="m"))
+        for _ in range(SERVER_DELTAS):
+            await asyncio.sleep(0)
+            await out(TextMessageContentEvent(message_id="m", delta="tok "))
+        await out(TextMessageEndEvent(message_id="m"))
+        await out(RunFinishedEvent(**ids))
+
+    async def call() -> None:
+        sent: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message.get("body", b""))
+
+        await app(receive, send)
+        if b"".join(sent).count(b"tok ") != SERVER_DELTAS:
+            raise RuntimeError("floor_paced: the run did not stream every delta")
+
+    return lambda: asyncio.run(call())
+
+
 WORK = {
     "sse_encode": "one pass over the 558-event stream mix",
     "proto_encode": "EventEncoder.encode_binary (protobuf) over the stream mix",
@@ -243,6 +294,7 @@ WORK = {
     "pipeline_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through EventPipeline, {HISTORY:,} messages",
     "server_run": f"a run of {SERVER_DELTAS:,} text deltas through create_app's app, in process",
     "server_paced": "the same run, the agent awaiting asyncio.sleep(0) before each delta",
+    "floor_paced": "server_paced's floor: a bare ASGI app building, encoding, sending each event",
     "client_run": "HttpAgent.run_agent over the stream mix from an in-memory transport",
 }
 
