@@ -2,9 +2,9 @@
 
 ``stream_response(receive, send, produce, ...)`` sends the headers, then runs ``produce(put)``
 (whatever makes the frames: the agent of a request-bound run, a reader of a stored run) in a
-task of its own, beside two helpers in one task group:
+task of its own, beside two helper tasks:
 
-* the disconnect watch: the client leaving cancels the group, the producer included;
+* the disconnect watch: the client leaving cancels the producer;
 * keepalive comments after ``keepalive`` seconds of silence (when the format has them).
 
 ``put`` hands a chunk straight to ``send`` from the producer's task: one hop per event, no
@@ -243,27 +243,40 @@ async def stream_response(
     ]
     raw_headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
-    async with anyio.create_task_group() as tasks:
-        writer = Writer(send, tasks.cancel_scope)
-        tasks.start_soon(watch_disconnect, receive, writer, tasks.cancel_scope)
-        comment = encoder.encode_keepalive()
-        tasks.start_soon(writer.run_sender, keepalive if comment else None, comment)
-        # The producer gets a task of its own, whose puts reach ``send`` without a task switch.
-        # Not this task: each time the agent awaits, the task's whole await chain is resumed,
-        # frame by frame, and this one's runs through the ASGI server, every middleware, the
-        # router and the endpoint; the producer's own task starts at ``run_producer``.
-        done = asyncio.get_running_loop().create_future()
+    # Plain asyncio tasks, not an anyio task group: anyio runs each of its tasks inside a
+    # wrapper coroutine, one more frame for the loop to resume every time the agent awaits.
+    # The producer's cancel scope keeps anyio's cancellation semantics for the agent (its
+    # ``finally`` blocks, ``run_is_cancelled``, shielded cleanup).
+    scope = anyio.CancelScope()
+    writer = Writer(send, scope)
 
-        async def run_producer() -> None:
-            try:
-                await produce(writer.put)
-                await writer.flush()
-            finally:
-                if not done.done():  # (cancelled with this task's await when the client left)
-                    done.set_result(None)
+    async def run_producer() -> None:
+        with scope:
+            await produce(writer.put)
+            await writer.flush()
 
-        tasks.start_soon(run_producer)
-        await done
-        tasks.cancel_scope.cancel()  # the producer is done: stop the watch and the keepalive
+    loop = asyncio.get_running_loop()
+    # The producer gets a task of its own, whose puts reach ``send`` without a task switch.
+    # Not this task: each time the agent awaits, a task's whole await chain is resumed, frame
+    # by frame, and this one's runs through the ASGI server, every middleware, the router and
+    # the endpoint.
+    producer = loop.create_task(run_producer())
+    comment = encoder.encode_keepalive()
+    helpers = [
+        loop.create_task(watch_disconnect(receive, writer, scope)),
+        loop.create_task(writer.run_sender(keepalive if comment else None, comment)),
+    ]
+    try:
+        await asyncio.wait([producer])
+    finally:
+        # The producer is done, the client left, or this request is being cancelled: the
+        # producer is stopped (and waited for, its cleanup is bounded), the helpers with it.
+        if not producer.done():
+            scope.cancel()
+        for helper in helpers:
+            helper.cancel()
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([producer, *helpers])
+    producer.result()  # the producer's own failure, if any, is this response's
     if not writer.disconnected:
         await writer.finish()
