@@ -497,6 +497,22 @@ def paced_in_process(kind: str, streams: int, deltas: int, rounds: int) -> float
     return float(out.stdout.split()[-1])
 
 
+_SCOPE = {
+    "type": "http",
+    "asgi": {"version": "3.0"},
+    "http_version": "1.1",
+    "method": "POST",
+    "scheme": "http",
+    "path": "/agent",
+    "raw_path": b"/agent",
+    "query_string": b"",
+    "root_path": "",
+    "headers": [(b"content-type", b"application/json"), (b"accept", SSE.encode())],
+    "client": ("127.0.0.1", 1),
+    "server": ("127.0.0.1", 80),
+}
+
+
 def _in_process_worker(kind: str, streams: int, deltas: int, rounds: int) -> None:
     """``--in-process KIND``: prints the least CPU µs per event over ``rounds`` rounds."""
     import uvloop
@@ -504,20 +520,7 @@ def _in_process_worker(kind: str, streams: int, deltas: int, rounds: int) -> Non
     app = {"ours": ours_app, "official": official_app, "floor-build": floor_app}[kind]()
     if kind == "floor-build":
         app = floor_app(build=True)
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/agent",
-        "raw_path": b"/agent",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"content-type", b"application/json"), (b"accept", SSE.encode())],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
+    scope = _SCOPE
 
     async def one(run_id: str) -> None:
         body = request_bytes(0, deltas, 0, run_id, paced=True).split(b"\r\n\r\n", 1)[1]
@@ -554,6 +557,60 @@ def _in_process_worker(kind: str, streams: int, deltas: int, rounds: int) -> Non
     print(f"{best:.2f}")
 
 
+PACED_RUNS = 10
+
+
+def _paced_workload(kind: str, deltas: int) -> Any:
+    """``PACED_RUNS`` paced runs of ``deltas`` through ``kind``'s ASGI app, one after another
+    on one uvloop loop (the in-process rows' load, for callgrind)."""
+    import uvloop
+
+    app = {"ours": ours_app, "official": official_app, "floor-build": floor_app}[kind]()
+    if kind == "floor-build":
+        app = floor_app(build=True)
+
+    async def one(run_id: str) -> None:
+        body = request_bytes(0, deltas, 0, run_id, paced=True).split(b"\r\n\r\n", 1)[1]
+        done = asyncio.Event()
+        received: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            if not received:
+                received.append(body)
+                return {"type": "http.request", "body": body, "more_body": False}
+            await done.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            pass
+
+        await app(_SCOPE, receive, send)
+        done.set()
+
+    async def runs() -> None:
+        for index in range(PACED_RUNS):
+            await one(f"i{index}")
+
+    def run() -> None:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(runs())
+
+    return run
+
+
+def paced_instructions(deltas: int) -> dict[str, float]:
+    """Instructions per event of each kind's paced run in process (callgrind, each kind in its
+    own venv): the numbers to decide by, which the machine's load does not move."""
+    guard = _guard()
+    counts = {}
+    for kind in ("ours", "official", "floor-build"):
+        python = REPO / (".venv-official" if kind == "official" else ".venv") / "bin/python"
+        flag = f"--paced-worker {kind} --deltas {deltas}"
+        (total,) = guard.callgrind_totals(__file__, flag, 1, python=str(python))
+        counts[kind] = total / PACED_RUNS / (deltas + 4)
+    return counts
+
+
 def paced_table(streams: int, deltas: int, rounds: int) -> None:
     print(
         f"Paced: {streams} streams x {deltas} deltas at once, the agent awaiting before each "
@@ -584,6 +641,18 @@ def paced_table(streams: int, deltas: int, rounds: int) -> None:
     print(
         f"  in process: {in_process_us['official'] / inner_ours:.2f}x cheaper than official, "
         f"{inner_ours / in_process_us['floor-build']:.2f}x floor-build"
+    )
+    try:
+        counts = paced_instructions(deltas)
+    except RuntimeError as exc:
+        print(f"  instructions: skipped ({exc})")
+        return
+    print(
+        f"  instructions per event in process ({PACED_RUNS} runs, callgrind): ours "
+        f"{counts['ours'] / 1000:.1f} k, official {counts['official'] / 1000:.1f} k, "
+        f"floor-build {counts['floor-build'] / 1000:.1f} k: "
+        f"{counts['official'] / counts['ours']:.2f}x cheaper than official, "
+        f"{counts['ours'] / counts['floor-build']:.2f}x floor-build"
     )
 
 
@@ -673,6 +742,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=50, help="paced: streams at once")
     parser.add_argument("--deltas", type=int, default=200, help="paced: deltas per stream")
     parser.add_argument("--in-process", choices=("ours", "official", "floor-build"))
+    parser.add_argument("--paced-worker", choices=("ours", "official", "floor-build"))
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=500)
@@ -692,6 +762,9 @@ def main() -> None:
         return
     if args.instructions:
         layer_instructions()
+        return
+    if args.paced_worker:
+        _guard().between_markers({"run": _paced_workload(args.paced_worker, args.deltas)})
         return
     if args.in_process:
         _in_process_worker(args.in_process, args.streams, args.deltas, args.rounds)

@@ -316,9 +316,12 @@ def _worker() -> None:
     between_markers(workloads())
 
 
-def callgrind_totals(script: str, worker_flag: str, workloads: int) -> list[int]:
+def callgrind_totals(
+    script: str, worker_flag: str, workloads: int, python: str = sys.executable
+) -> list[int]:
     """Instructions of each of ``workloads`` runs that ``script worker_flag`` makes between
-    markers (``between_markers``), counted by callgrind in one fresh process."""
+    markers (``between_markers``), counted by callgrind in one fresh process of ``python``
+    (``worker_flag`` may hold several arguments, split on spaces)."""
     if shutil.which("valgrind") is None:
         raise RuntimeError("valgrind is not installed (scripts/test installs it: apt-get)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -328,9 +331,9 @@ def callgrind_totals(script: str, worker_flag: str, workloads: int) -> list[int]
                 "--tool=callgrind",
                 "--dump-before=getppid",
                 f"--callgrind-out-file={tmp}/cg.out",
-                sys.executable,
+                python,
                 script,
-                worker_flag,
+                *worker_flag.split(),
             ],
             capture_output=True,
             text=True,
