@@ -552,7 +552,12 @@ class AgentEndpoint:
             try:
                 if spans is not None:
                     with spans.activate():
-                        await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
+                        if self.run_timeout is None:
+                            await run()  # (one frame less to resume, as below)
+                        else:
+                            await run_within(
+                                self.run_timeout, run, guard, sink, name=run_input.run_id
+                            )
                 elif self.run_timeout is None:
                     await run()  # one frame less for the loop to resume each time the agent awaits
                 else:
