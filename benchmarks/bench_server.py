@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -49,20 +50,35 @@ def ours_app(verify: bool = True) -> Any:
     async def agent(run_input: Any, ctx: Any) -> Any:
         props = run_input.forwarded_props or {}
         count, hold = int(props.get("events", 100)), float(props.get("hold", 0))
+        paced = bool(props.get("paced"))
         yield TextMessageStartEvent(message_id="msg-1", role="assistant")
         if hold:
             await anyio.sleep(hold)
         for index in range(count):
+            if paced:  # a model's next token: the agent awaits before each delta
+                await asyncio.sleep(0)
             yield TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
         yield TextMessageEndEvent(message_id="msg-1")
 
     return create_app(agent, verify=verify, keepalive=None)
 
 
-def serve_ours(port: int, verify: bool) -> None:
+STACKS = {
+    # What this file measured from the start (throughput, concurrency, burst rows).
+    "h11": {"http": "h11", "loop": "asyncio"},
+    # uvicorn as deployed (uvicorn[standard]): the paced rows.
+    "standard": {"http": "httptools", "loop": "uvloop"},
+}
+
+
+def run_uvicorn(app: Any, port: int, stack: str) -> None:
     import uvicorn
 
-    uvicorn.run(ours_app(verify), host="127.0.0.1", port=port, log_level="error", backlog=2048)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=2048, **STACKS[stack])
+
+
+def serve_ours(port: int, verify: bool, stack: str = "h11") -> None:
+    run_uvicorn(ours_app(verify), port, stack)
 
 
 def serve_granian(port: int) -> None:
@@ -85,7 +101,11 @@ def serve_granian(port: int) -> None:
     ).serve()
 
 
-def serve_floor(port: int, build: bool = False) -> None:
+def serve_floor(port: int, build: bool = False, stack: str = "h11") -> None:
+    run_uvicorn(floor_app(build), port, stack)
+
+
+def floor_app(build: bool = False) -> Any:
     """The floor: the same run's events encoded once (per size), then streamed as bytes.
 
     A bare ASGI app on the same uvicorn (h11, one worker): it reads the body, parses the JSON
@@ -93,10 +113,10 @@ def serve_floor(port: int, build: bool = False) -> None:
     messages, as our server's writer sends what is queued; no model is built, nothing checked.
     With ``build`` (the "floor-build" row), each request builds and encodes its events as our
     agent does, with nothing between them and the socket: what a server's own layers (guard,
-    verifier, outbox) cost shows as the distance to this row.
+    verifier, writer) cost shows as the distance to this row. Paced (``forwardedProps.paced``,
+    the paced rows), floor-build awaits ``asyncio.sleep(0)`` before each delta and sends each
+    event in its own ASGI message, as any server must when the agent awaits between tokens.
     """
-    import uvicorn
-
     from ag_ui.core import (
         RunFinishedEvent,
         RunStartedEvent,
@@ -143,10 +163,14 @@ def serve_floor(port: int, build: bool = False) -> None:
             if not message.get("more_body"):
                 break
         run = json.loads(body)
-        count = int((run.get("forwardedProps") or {}).get("events", 100))
+        props = run.get("forwardedProps") or {}
+        count = int(props.get("events", 100))
         ids = {"thread_id": run["threadId"], "run_id": run["runId"]}
         headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
+        if props.get("paced"):
+            await paced_floor(send, count, ids)
+            return
         started = encoder.encode(RunStartedEvent(**ids)).encode()
         await send({"type": "http.response.body", "body": started, "more_body": True})
         for chunk in encoded(count):
@@ -154,11 +178,30 @@ def serve_floor(port: int, build: bool = False) -> None:
         finished = encoder.encode(RunFinishedEvent(**ids)).encode()
         await send({"type": "http.response.body", "body": finished})
 
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=2048)
+    encode_sse = encoder.encode_sse
+
+    async def paced_floor(send: Any, count: int, ids: dict[str, str]) -> None:
+        async def out(event: Any, more: bool = True) -> None:
+            body = encode_sse(event)
+            await send({"type": "http.response.body", "body": body, "more_body": more})
+
+        await out(RunStartedEvent(**ids))
+        await out(TextMessageStartEvent(message_id="msg-1", role="assistant"))
+        for index in range(count):
+            await asyncio.sleep(0)
+            await out(TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)]))
+        await out(TextMessageEndEvent(message_id="msg-1"))
+        await out(RunFinishedEvent(**ids), more=False)
+
+    return app
 
 
-def serve_official(port: int) -> None:
-    import uvicorn
+def serve_official(port: int, stack: str = "h11") -> None:
+    run_uvicorn(official_app(), port, stack)
+
+
+def official_app() -> Any:
+    """The official package's server: ``EventEncoder`` + FastAPI ``StreamingResponse``."""
     from fastapi import FastAPI, Request
     from fastapi.responses import StreamingResponse
 
@@ -179,6 +222,7 @@ def serve_official(port: int) -> None:
         encoder = EventEncoder(accept=request.headers.get("accept"))
         props = input_data.forwarded_props or {}
         count = int(props.get("events", 100))
+        paced = bool(props.get("paced"))
 
         async def stream() -> Any:
             yield encoder.encode(
@@ -190,6 +234,8 @@ def serve_official(port: int) -> None:
             )
             yield encoder.encode(TextMessageStartEvent(message_id="msg-1", role="assistant"))
             for index in range(count):
+                if paced:
+                    await asyncio.sleep(0)
                 yield encoder.encode(
                     TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
                 )
@@ -203,8 +249,7 @@ def serve_official(port: int) -> None:
     # This module uses postponed annotations; FastAPI needs the real classes to read the body.
     run.__annotations__ = {"input_data": RunAgentInput, "request": Request}
     app.post("/agent")(run)
-
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=2048)
+    return app
 
 
 # -- driver ----------------------------------------------------------------------------------------
@@ -219,16 +264,17 @@ def free_port() -> int:
 class Server:
     """A server subprocess; stopped (by its pid) on exit."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, stack: str = "h11") -> None:
         self.kind = kind
         self.port = free_port()
-        python = REPO / (".venv-official" if kind == "official" else ".venv") / "bin" / "python"
+        if kind == "node":
+            command = ["node", str(REPO / "benchmarks" / "bench_server_node.mjs"), str(self.port)]
+        else:
+            python = REPO / (".venv-official" if kind == "official" else ".venv") / "bin/python"
+            command = [str(python), str(Path(__file__).resolve()), "--serve", kind]
+            command += ["--port", str(self.port), "--stack", stack]
         # Run from a neutral directory so the official venv never sees our src/ on sys.path.
-        self.process = subprocess.Popen(
-            [python, Path(__file__).resolve(), "--serve", kind, "--port", str(self.port)],
-            cwd="/tmp",
-            env={**os.environ, "PYTHONPATH": ""},
-        )
+        self.process = subprocess.Popen(command, cwd="/tmp", env={**os.environ, "PYTHONPATH": ""})
 
     def __enter__(self) -> Server:
         deadline = time.monotonic() + 20
@@ -245,6 +291,13 @@ class Server:
         self.process.terminate()
         self.process.wait(timeout=10)
 
+    def cpu_seconds(self) -> float:
+        """CPU time of every thread of the server so far (scheduler nanoseconds, exact)."""
+        total = 0
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            total += int((task / "schedstat").read_text().split()[0])
+        return total / 1e9
+
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -252,14 +305,14 @@ class Server:
         raise RuntimeError("no VmRSS")
 
 
-def request_bytes(port: int, events: int, hold: float, run_id: str, accept: str = SSE) -> bytes:
+def request_bytes(
+    port: int, events: int, hold: float, run_id: str, accept: str = SSE, paced: bool = False
+) -> bytes:
+    props: dict[str, Any] = {"events": events, "hold": hold}
+    if paced:
+        props["paced"] = True
     body = json.dumps(
-        {
-            "threadId": "thread-1",
-            "runId": run_id,
-            "messages": [],
-            "forwardedProps": {"events": events, "hold": hold},
-        }
+        {"threadId": "thread-1", "runId": run_id, "messages": [], "forwardedProps": props}
     ).encode()
     head = (
         f"POST /agent HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
@@ -269,12 +322,12 @@ def request_bytes(port: int, events: int, hold: float, run_id: str, accept: str 
 
 
 async def one_run(
-    port: int, events: int, hold: float, run_id: str, accept: str = SSE
+    port: int, events: int, hold: float, run_id: str, accept: str = SSE, paced: bool = False
 ) -> tuple[float, float, bytes]:
     """(time to first event, total time, whole response) of one streamed run."""
     started = time.perf_counter()
     reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
-    writer.write(request_bytes(port, events, hold, run_id, accept))
+    writer.write(request_bytes(port, events, hold, run_id, accept, paced))
     first_event = 0.0
     chunks: list[bytes] = []
     while True:
@@ -391,6 +444,225 @@ def concurrency(clients: int, events: int, hold: float) -> dict[str, Any]:
     }
 
 
+# -- paced: an agent that awaits before each delta, as one relaying a model's tokens does --------
+
+PACED_KINDS = {
+    "ours": "ours, create_app (guard + verifier)",
+    "official": "official EventEncoder + FastAPI",
+    "floor-build": "floor-build (bare ASGI, one send/event)",
+    "node": "Node http + @ag-ui/encoder",
+}
+
+
+def paced_socket(kinds: list[str], streams: int, deltas: int, rounds: int) -> dict[str, float]:
+    """Server CPU µs per event of each kind: ``streams`` paced runs of ``deltas`` at once over
+    loopback (uvicorn + httptools + uvloop; Node's own http), the least of ``rounds`` rounds.
+    Every server is up for the whole measurement and the rounds go round the servers, so that
+    the machine's load changes every row alike."""
+    events = streams * (deltas + 4)
+
+    async def all_at_once(port: int, round_number: int) -> list[bytes]:
+        runs = (
+            one_run(port, deltas, 0, f"p{round_number}-{i}", paced=True) for i in range(streams)
+        )
+        return [response for _, _, response in await asyncio.gather(*runs)]
+
+    best = dict.fromkeys(kinds, float("inf"))
+    with contextlib.ExitStack() as stack:
+        servers = {kind: stack.enter_context(Server(kind, "standard")) for kind in kinds}
+        for server in servers.values():
+            asyncio.run(all_at_once(server.port, -1))  # warm-up
+        for round_number in range(rounds):
+            for kind, server in servers.items():
+                before = server.cpu_seconds()
+                responses = asyncio.run(all_at_once(server.port, round_number))
+                used = server.cpu_seconds() - before
+                if not all(complete(response, deltas) for response in responses):
+                    raise RuntimeError(f"{kind}: incomplete paced response")
+                best[kind] = min(best[kind], used / events * 1e6)
+    return best
+
+
+def paced_in_process(kind: str, streams: int, deltas: int, rounds: int) -> float:
+    """CPU µs per event of the same load through the app's ASGI callable in its own venv's
+    process (no socket, uvloop): what the server's Python costs, without the kernel."""
+    python = REPO / (".venv-official" if kind == "official" else ".venv") / "bin/python"
+    command = [str(python), str(Path(__file__).resolve()), "--in-process", kind]
+    command += ["--streams", str(streams), "--deltas", str(deltas), "--rounds", str(rounds)]
+    out = subprocess.run(
+        command, cwd="/tmp", env={**os.environ, "PYTHONPATH": ""}, capture_output=True, text=True
+    )
+    if out.returncode:
+        raise RuntimeError(f"{kind} in process: {out.stderr[-2000:]}")
+    return float(out.stdout.split()[-1])
+
+
+_SCOPE = {
+    "type": "http",
+    "asgi": {"version": "3.0"},
+    "http_version": "1.1",
+    "method": "POST",
+    "scheme": "http",
+    "path": "/agent",
+    "raw_path": b"/agent",
+    "query_string": b"",
+    "root_path": "",
+    "headers": [(b"content-type", b"application/json"), (b"accept", SSE.encode())],
+    "client": ("127.0.0.1", 1),
+    "server": ("127.0.0.1", 80),
+}
+
+
+def _in_process_worker(kind: str, streams: int, deltas: int, rounds: int) -> None:
+    """``--in-process KIND``: prints the least CPU µs per event over ``rounds`` rounds."""
+    import uvloop
+
+    app = {"ours": ours_app, "official": official_app, "floor-build": floor_app}[kind]()
+    if kind == "floor-build":
+        app = floor_app(build=True)
+    scope = _SCOPE
+
+    async def one(run_id: str) -> None:
+        body = request_bytes(0, deltas, 0, run_id, paced=True).split(b"\r\n\r\n", 1)[1]
+        done = asyncio.Event()
+        received: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            if not received:
+                received.append(body)
+                return {"type": "http.request", "body": body, "more_body": False}
+            await done.wait()
+            return {"type": "http.disconnect"}
+
+        out: list[bytes] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            out.append(message.get("body", b""))
+
+        await app(scope, receive, send)
+        done.set()
+        if not complete(b"".join(out), deltas):
+            raise RuntimeError(f"{kind}: incomplete run in process")
+
+    async def load(round_number: int) -> None:
+        await asyncio.gather(*(one(f"p{round_number}-{i}") for i in range(streams)))
+
+    best = float("inf")
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(load(-1))
+        for round_number in range(rounds):
+            started = time.process_time()
+            runner.run(load(round_number))
+            best = min(best, (time.process_time() - started) / (streams * (deltas + 4)) * 1e6)
+    print(f"{best:.2f}")
+
+
+PACED_RUNS = 10
+
+
+def _paced_workload(kind: str, deltas: int) -> Any:
+    """``PACED_RUNS`` paced runs of ``deltas`` through ``kind``'s ASGI app, one after another
+    on one uvloop loop (the in-process rows' load, for callgrind)."""
+    import uvloop
+
+    app = {"ours": ours_app, "official": official_app, "floor-build": floor_app}[kind]()
+    if kind == "floor-build":
+        app = floor_app(build=True)
+
+    async def one(run_id: str) -> None:
+        body = request_bytes(0, deltas, 0, run_id, paced=True).split(b"\r\n\r\n", 1)[1]
+        done = asyncio.Event()
+        received: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            if not received:
+                received.append(body)
+                return {"type": "http.request", "body": body, "more_body": False}
+            await done.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            pass
+
+        await app(_SCOPE, receive, send)
+        done.set()
+
+    async def runs() -> None:
+        for index in range(PACED_RUNS):
+            await one(f"i{index}")
+
+    def run() -> None:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(runs())
+
+    return run
+
+
+def paced_instructions(deltas: int) -> dict[str, float]:
+    """Instructions per event of each kind's paced run in process (callgrind, each kind in its
+    own venv): the numbers to decide by, which the machine's load does not move."""
+    guard = _guard()
+    counts = {}
+    for kind in ("ours", "official", "floor-build"):
+        python = REPO / (".venv-official" if kind == "official" else ".venv") / "bin/python"
+        flag = f"--paced-worker {kind} --deltas {deltas}"
+        (total,) = guard.callgrind_totals(__file__, flag, 1, python=str(python))
+        counts[kind] = total / PACED_RUNS / (deltas + 4)
+    return counts
+
+
+def paced_table(streams: int, deltas: int, rounds: int) -> None:
+    print(
+        f"Paced: {streams} streams x {deltas} deltas at once, the agent awaiting before each "
+        f"delta;\nserver CPU per event (least of {rounds} rounds; uvicorn + httptools + uvloop)"
+    )
+    kinds = list(PACED_KINDS)
+    if not _node_ready():
+        print("  Node: skipped (node or tests/interop/node_modules missing)")
+        kinds.remove("node")
+    socket_us = paced_socket(kinds, streams, deltas, rounds)
+    in_process_us = {
+        kind: paced_in_process(kind, streams, deltas, rounds)
+        for kind in ("ours", "official", "floor-build")
+    }
+    print(f"  {'server':42} {'socket µs':>9} {'in process µs':>14}")
+    for kind, label in PACED_KINDS.items():
+        if kind in socket_us:
+            inner = f"{in_process_us[kind]:14.1f}" if kind in in_process_us else f"{'':14}"
+            print(f"  {label:42} {socket_us[kind]:9.1f} {inner}")
+    ours, official = socket_us["ours"], socket_us["official"]
+    floor = socket_us["floor-build"]
+    print(
+        f"  ours: {official / ours:.2f}x cheaper than official + FastAPI (target >= 1.5), "
+        f"{ours / floor:.2f}x floor-build (target <= 2)"
+        + (f", {ours / socket_us['node']:.2f}x Node (target <= 2)" if "node" in socket_us else "")
+    )
+    inner_ours = in_process_us["ours"]
+    print(
+        f"  in process: {in_process_us['official'] / inner_ours:.2f}x cheaper than official, "
+        f"{inner_ours / in_process_us['floor-build']:.2f}x floor-build"
+    )
+    try:
+        counts = paced_instructions(deltas)
+    except RuntimeError as exc:
+        print(f"  instructions: skipped ({exc})")
+        return
+    print(
+        f"  instructions per event in process ({PACED_RUNS} runs, callgrind): ours "
+        f"{counts['ours'] / 1000:.1f} k, official {counts['official'] / 1000:.1f} k, "
+        f"floor-build {counts['floor-build'] / 1000:.1f} k: "
+        f"{counts['official'] / counts['ours']:.2f}x cheaper than official, "
+        f"{counts['ours'] / counts['floor-build']:.2f}x floor-build"
+    )
+
+
+def _node_ready() -> bool:
+    import shutil
+
+    modules = REPO / "tests" / "interop" / "node_modules" / "@ag-ui" / "encoder"
+    return shutil.which("node") is not None and modules.is_dir()
+
+
 # -- instructions per event, layer by layer (callgrind, in process) ----------------------------
 
 
@@ -461,6 +733,16 @@ def main() -> None:
         choices=("ours", "ours-noverify", "official", "floor", "floor-build", "granian"),
     )
     parser.add_argument("--port", type=int)
+    parser.add_argument("--stack", choices=tuple(STACKS), default="h11", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--paced",
+        action="store_true",
+        help="only the paced table: server CPU per event, agent awaiting before each delta",
+    )
+    parser.add_argument("--streams", type=int, default=50, help="paced: streams at once")
+    parser.add_argument("--deltas", type=int, default=200, help="paced: deltas per stream")
+    parser.add_argument("--in-process", choices=("ours", "official", "floor-build"))
+    parser.add_argument("--paced-worker", choices=("ours", "official", "floor-build"))
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=500)
@@ -481,18 +763,28 @@ def main() -> None:
     if args.instructions:
         layer_instructions()
         return
+    if args.paced_worker:
+        _guard().between_markers({"run": _paced_workload(args.paced_worker, args.deltas)})
+        return
+    if args.in_process:
+        _in_process_worker(args.in_process, args.streams, args.deltas, args.rounds)
+        return
     if args.serve == "official":
-        serve_official(args.port)
+        serve_official(args.port, args.stack)
         return
     if args.serve == "granian":
         serve_granian(args.port)
         return
     if args.serve in ("floor", "floor-build"):
-        serve_floor(args.port, build=args.serve == "floor-build")
+        serve_floor(args.port, build=args.serve == "floor-build", stack=args.stack)
         return
     if args.serve:
-        serve_ours(args.port, verify=args.serve == "ours")
+        serve_ours(args.port, verify=args.serve == "ours", stack=args.stack)
         return
+    paced_table(args.streams, args.deltas, args.rounds)
+    if args.paced:
+        return
+    print()
 
     print(
         f"Throughput: one run of {args.events + 4} events over loopback SSE (best of {args.rounds})"

@@ -109,6 +109,8 @@ def workloads() -> dict[str, Callable[[], None]]:
         "reducer_delta": reducer_delta,
         "pipeline_delta": pipeline_delta,
         "server_run": _server_run(),
+        "server_paced": _server_run(paced=True),
+        "floor_paced": _floor_paced_run(),
         "client_run": _client_run(encoder, events),
     }
 
@@ -154,12 +156,21 @@ def _client_run(encoder: Any, events: list[Any]) -> Callable[[], None]:
 
 
 def _server_run(
-    verify: bool = True, accept: bytes = b"text/event-stream", version: str | None = None
+    verify: bool = True,
+    accept: bytes = b"text/event-stream",
+    version: str | None = None,
+    *,
+    paced: bool = False,
 ) -> Callable[[], None]:
     """One streamed run through ``create_app``'s ASGI app, in process (no socket): the agent
-    builds SERVER_DELTAS text deltas; the guard, verifier, downgrade sink and outbox do the rest.
+    builds SERVER_DELTAS text deltas; the guard, verifier, downgrade sink and writer do the rest.
 
-    The guard's workload takes the defaults; ``bench_server.py --instructions`` varies them to
+    ``paced``: the agent awaits ``asyncio.sleep(0)`` before each delta, as an agent relaying a
+    model's tokens awaits between them, so nothing can be batched: each event is its own trip
+    from the agent to ``send`` (``server_paced``, the shape users feel; ``server_run`` is the
+    bulk shape, where the writer coalesces what the agent yields without awaiting).
+
+    The guard's workloads take the defaults; ``bench_server.py --instructions`` varies them to
     tell the layers apart (``version="1.1"``: no downgrading sink).
     """
     import asyncio
@@ -170,6 +181,8 @@ def _server_run(
     async def agent(run_input: Any, ctx: Any) -> Any:
         yield TextMessageStartEvent(message_id="m")
         for _ in range(SERVER_DELTAS):
+            if paced:
+                await asyncio.sleep(0)
             yield TextMessageContentEvent(message_id="m", delta="tok ")
         yield TextMessageEndEvent(message_id="m")
 
@@ -220,6 +233,56 @@ def _server_run(
     return lambda: asyncio.run(call())
 
 
+def _floor_paced_run() -> Callable[[], None]:
+    """``server_paced``'s floor: the same paced run from a bare ASGI app that builds each event,
+    encodes it (``encode_sse``) and sends it, one ASGI message per event, nothing between (no
+    guard, no verifier, no router). ``server_paced`` over this is what our layers cost."""
+    import asyncio
+
+    from ag_ui.core import (
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+    )
+    from ag_ui.encoder import EventEncoder
+
+    encode = EventEncoder().encode_sse
+    body = json.dumps({"threadId": "t", "runId": "r", "messages": []}).encode()
+
+    async def app(receive: Any, send: Any) -> None:
+        run = json.loads((await receive())["body"])
+        ids = {"thread_id": run["threadId"], "run_id": run["runId"]}
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+
+        async def out(event: Any) -> None:
+            await send({"type": "http.response.body", "body": encode(event), "more_body": True})
+
+        await out(RunStartedEvent(**ids))
+        await out(TextMessageStartEvent(message_id="m"))
+        for _ in range(SERVER_DELTAS):
+            await asyncio.sleep(0)
+            await out(TextMessageContentEvent(message_id="m", delta="tok "))
+        await out(TextMessageEndEvent(message_id="m"))
+        await out(RunFinishedEvent(**ids))
+
+    async def call() -> None:
+        sent: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message.get("body", b""))
+
+        await app(receive, send)
+        if b"".join(sent).count(b"tok ") != SERVER_DELTAS:
+            raise RuntimeError("floor_paced: the run did not stream every delta")
+
+    return lambda: asyncio.run(call())
+
+
 WORK = {
     "sse_encode": "one pass over the 558-event stream mix",
     "proto_encode": "EventEncoder.encode_binary (protobuf) over the stream mix",
@@ -230,6 +293,8 @@ WORK = {
     "reducer_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through apply_event, {HISTORY:,} messages",
     "pipeline_delta": f"{DELTAS} TEXT_MESSAGE_CONTENT through EventPipeline, {HISTORY:,} messages",
     "server_run": f"a run of {SERVER_DELTAS:,} text deltas through create_app's app, in process",
+    "server_paced": "the same run, the agent awaiting asyncio.sleep(0) before each delta",
+    "floor_paced": "server_paced's floor: a bare ASGI app building, encoding, sending each event",
     "client_run": "HttpAgent.run_agent over the stream mix from an in-memory transport",
 }
 
@@ -251,9 +316,12 @@ def _worker() -> None:
     between_markers(workloads())
 
 
-def callgrind_totals(script: str, worker_flag: str, workloads: int) -> list[int]:
+def callgrind_totals(
+    script: str, worker_flag: str, workloads: int, python: str = sys.executable
+) -> list[int]:
     """Instructions of each of ``workloads`` runs that ``script worker_flag`` makes between
-    markers (``between_markers``), counted by callgrind in one fresh process."""
+    markers (``between_markers``), counted by callgrind in one fresh process of ``python``
+    (``worker_flag`` may hold several arguments, split on spaces)."""
     if shutil.which("valgrind") is None:
         raise RuntimeError("valgrind is not installed (scripts/test installs it: apt-get)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -263,9 +331,9 @@ def callgrind_totals(script: str, worker_flag: str, workloads: int) -> list[int]
                 "--tool=callgrind",
                 "--dump-before=getppid",
                 f"--callgrind-out-file={tmp}/cg.out",
-                sys.executable,
+                python,
                 script,
-                worker_flag,
+                *worker_flag.split(),
             ],
             capture_output=True,
             text=True,

@@ -21,7 +21,6 @@ LAYERS: dict[str, list[set[str]]] = {
         {
             "_request",
             "_access",
-            "_outbox",
             "_asgi",
             "_response",
             "_routing",

@@ -198,3 +198,129 @@ async def test_disconnect_cancels_the_agent_within_a_second(style: str) -> None:
     assert b"RUN_FINISHED" not in harness.body
     assert b"RUN_ERROR" not in harness.body
     assert _tasks() == before  # nothing the endpoint started outlives it
+
+
+async def _serve_to_end(agent: Any, send: Any, *, keepalive: Optional[float] = None) -> None:
+    body = json.dumps(run_body()).encode()
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body}
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    await AgentEndpoint(agent, keepalive=keepalive)(SCOPE, receive, send)
+
+
+def _names(body: bytes) -> list[str]:
+    return [name.decode() for name in re.findall(rb'"name":"([^"]+)"', body)]
+
+
+async def test_events_keep_their_order_when_bursts_and_paced_events_mix() -> None:
+    """An agent that yields some events without awaiting (queued, sent together) and others
+    after an await (sent straight away): the client gets them all, in the agent's order."""
+    chunks: list[bytes] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        chunks.append(message.get("body", b""))
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        number = 0
+        for burst in (1, 3, 1, 1, 5, 2, 1):
+            for _ in range(burst):
+                yield custom(f"e{number}")
+                number += 1
+            await anyio.sleep(0)
+
+    await _serve_to_end(agent, send)
+    assert _names(b"".join(chunks)) == [f"e{number}" for number in range(14)]
+
+
+async def test_a_burst_leaves_in_few_sends_and_a_paced_event_in_its_own() -> None:
+    """The first event of a turn of the loop goes out alone (no wait for company); what the
+    agent yields after it without awaiting leaves together once the loop turns."""
+    sends: list[list[str]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        names = _names(message.get("body", b""))
+        if names:
+            sends.append(names)
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        yield custom("alone")
+        await anyio.sleep(0)
+        for number in range(100):
+            yield custom(f"b{number}")
+        await anyio.sleep(0.01)  # a model thinking: the burst's tail must not wait for it
+        yield custom("last")
+
+    await _serve_to_end(agent, send)
+    # "alone" shares RUN_STARTED's turn: it leaves with the next turn's first event ("b0").
+    assert sends == [
+        ["alone", "b0"],
+        [f"b{number}" for number in range(1, 100)],
+        ["last"],
+    ]
+
+
+async def test_a_slow_socket_holds_the_agent_back() -> None:
+    """While a send waits for the socket, the agent waits too (backpressure): it does not run
+    ahead and pile events up in memory."""
+    release = anyio.Event()
+    sent = 0
+    produced = 0
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal sent
+        body = message.get("body", b"")
+        if b'"name":"first"' in body:
+            await release.wait()  # the client reads nothing for a while
+        sent += body.count(b'"name":"x"')
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        nonlocal produced
+        yield custom("first")
+        for _ in range(300):
+            await anyio.sleep(0)
+            produced += 1
+            yield custom("x")
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(_serve_to_end, agent, send)
+        for _ in range(200):
+            await anyio.sleep(0)
+        # "first" shares RUN_STARTED's turn, so it leaves with the next event: that send is
+        # stuck, and the agent with it.
+        assert produced == 1
+        release.set()
+    assert sent == 300
+
+
+async def test_a_failing_send_cancels_the_agent() -> None:
+    """The server reports the client gone by raising from ``send`` (``OSError``): the agent is
+    cancelled, its cleanup runs, nothing more is sent."""
+    cleaned_up: list[bool] = []
+    sent_after = 0
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal sent_after
+        if b'"name":"gone"' in message.get("body", b""):
+            raise OSError("connection reset")
+        if cleaned_up:
+            sent_after += 1
+
+    async def agent(run_input: Any, ctx: RunContext) -> AsyncIterator[BaseEvent]:
+        try:
+            yield custom("gone")
+            while True:
+                yield custom("more")  # never awaits: the cancellation arrives in put
+        finally:
+            cleaned_up.append(True)
+
+    with anyio.fail_after(5):
+        await _serve_to_end(agent, send)
+    assert cleaned_up == [True]
+    assert sent_after == 0

@@ -113,7 +113,7 @@ async def run_agent(
 
     ctx = RunContext(run_input, emit, auth=auth, request=request, debug=debug, _start=start)
     try:
-        result = await _drive(agent(run_input, ctx), emit)
+        result = await _drive(agent(run_input, ctx), guard, sink)
     except (SequenceViolationError, RunEndedError) as exc:
         if guard.violation is not None:
             logger.warning("run %s stopped: %s", run_input.run_id, guard.violation)
@@ -147,11 +147,18 @@ async def _agent_failed(
     await sink(guard.fail(message, code=code))
 
 
-async def _drive(produced: object, emit: Callable[[BaseEvent], Awaitable[None]]) -> Any:
+async def _drive(produced: object, guard: RunGuard, sink: Sink) -> Any:
     if inspect.isasyncgen(produced) or hasattr(produced, "__aiter__"):
+        admit = guard.admit
         try:
             async for item in produced:
-                await emit(item)
+                # ``emit``'s work, inline: one coroutine less per event (the loop resumes this
+                # frame every time the agent awaits, and a model's agent awaits every token).
+                if not isinstance(item, BaseEvent):
+                    item = _as_event(item)
+                await sink(admit(item))
+                if guard.violation is not None:
+                    raise SequenceViolationError(guard.violation)
         finally:
             aclose = getattr(produced, "aclose", None)
             if aclose is not None:

@@ -574,11 +574,18 @@ class AgentEndpoint:
             )
             left = False
             try:
-                if spans is None:
-                    await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
-                else:
+                if spans is not None:
                     with spans.activate():
-                        await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
+                        if self.run_timeout is None:
+                            await run()  # (one frame less to resume, as below)
+                        else:
+                            await run_within(
+                                self.run_timeout, run, guard, sink, name=run_input.run_id
+                            )
+                elif self.run_timeout is None:
+                    await run()  # one frame less for the loop to resume each time the agent awaits
+                else:
+                    await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
             except anyio.get_cancelled_exc_class():
                 left = True  # the client left (or the server is shutting down)
                 raise
