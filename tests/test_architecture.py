@@ -87,6 +87,11 @@ LAYERS: dict[str, frozenset[str]] = {
             "ag_ui.telemetry",  # the trace id header
         }
     ),
+    # adapters: a framework's stream -> AG-UI, served by the server; store: the thread store
+    # whose conversations come from the framework's own persistence (a LangGraph checkpointer)
+    "ag_ui.adapters": frozenset(
+        {"ag_ui.core", "ag_ui.server", "ag_ui.providers", "ag_ui.store", "ag_ui.tools"}
+    ),
     "ag_ui.cli": EVERYTHING,
     "ag_ui.__main__": frozenset({"ag_ui.cli"}),
 }
