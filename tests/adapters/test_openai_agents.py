@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import pytest
 from agents import Agent
 
 from ag_ui.adapters.openai_agents import APPROVAL_SCHEMA, OpenAIAgentsAgent
 from ag_ui.core import RunError
+from ag_ui.testing import AgentClient
 from tests.adapters import responses_script as script
 from tests.adapters.openai_agents_helpers import client, model, run, shape, weather_agent
 from tests.providers.agui_server import AgentServer
@@ -407,3 +409,39 @@ async def test_raising_tool_ends_run_error_with_everything_closed(fake: FakeProv
         end("call_x"),
     ]
     assert shape(events)[-1][0] == "RUN_ERROR"
+
+
+async def test_a_factory_builds_each_runs_agent_from_its_input(fake: FakeProvider) -> None:
+    fake.queue(RESPONSES, script.response(script.text("m1", "Bonjour.")))
+    seen: list[str] = []
+
+    async def build(run_input: Any) -> Agent[Any]:
+        seen.append(run_input.run_id)
+        language = run_input.context[0].value
+        return Agent(name="greeter", instructions=f"Answer in {language}.", model=model(fake))
+
+    with AgentServer(OpenAIAgentsAgent(build)) as server:
+        agent, tap = client(server.url, "Hello")
+        events, _ = await run(
+            agent, tap, run_id="run-1", context=[{"description": "language", "value": "French"}]
+        )
+    assert seen == ["run-1"]
+    assert shape(events) == [
+        ("RUN_STARTED", RUN_1),
+        *text("msg-run-1-1", "Bonjour."),
+        ("RUN_FINISHED", {**RUN_1, "usage": usage(1)}),
+    ]
+    assert fake.bodies(RESPONSES)[0]["instructions"] == "Answer in French."
+
+
+async def test_a_client_that_leaves_closes_the_models_stream(fake: FakeProvider) -> None:
+    fake.queue(
+        RESPONSES, Reply(script.response(script.text("m1", "a", "b", "c")).body, stall_after=4)
+    )
+    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+        result = await AgentClient(url=server.url).run("Hello", stop_after=3)
+        assert result.cancelled
+        # The server cancels the agent, which stops the SDK's run and its HTTP stream.
+        with anyio.fail_after(10):
+            while not fake.client_left.is_set():
+                await anyio.sleep(0.05)

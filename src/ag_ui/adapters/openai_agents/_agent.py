@@ -160,7 +160,7 @@ class OpenAIAgentsAgent:
             await translator.fail(exc)
             raise
         finally:
-            result.cancel()  # a cancelled run (the client left) stops the SDK's loop too
+            result.cancel()  # the SDK stops its loop when its stream closes too; this says so
         await self._finish(run_input, ctx, agent, result, translator)
 
     async def _resumed(
