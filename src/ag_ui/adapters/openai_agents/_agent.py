@@ -27,6 +27,16 @@ from ag_ui.adapters.openai_agents._approvals import (
     to_interrupt,
 )
 from ag_ui.adapters.openai_agents._stream import StreamTranslator
+from ag_ui.core.capabilities import (
+    AgentCapabilities,
+    HumanInTheLoopCapabilities,
+    IdentityCapabilities,
+    MultiAgentCapabilities,
+    ReasoningCapabilities,
+    SubagentInfo,
+    ToolsCapabilities,
+    TransportCapabilities,
+)
 from ag_ui.core.errors import RunError
 from ag_ui.core.outcomes import (
     RunFinishedInterruptOutcome,
@@ -99,6 +109,33 @@ class OpenAIAgentsAgent:
         self.max_turns = max_turns
         self.context = context
         self.approvals = approvals if approvals is not None else PendingApprovals()
+
+    def capabilities(self) -> AgentCapabilities:
+        """What the agent can do, for ``GET <path>/capabilities``: streaming, client tools
+        (parallel calls), reasoning, handoffs as subagents, tool approval as interrupts."""
+        agent = self.agent if isinstance(self.agent, Agent) else None
+        handoffs = [
+            h for h in (agent.handoffs if agent is not None else []) if isinstance(h, Agent)
+        ]
+        return AgentCapabilities(
+            identity=IdentityCapabilities(
+                name=agent.name if agent is not None else None, type="openai-agents"
+            ),
+            transport=TransportCapabilities(streaming=True),
+            tools=ToolsCapabilities(supported=True, parallel_calls=True, client_provided=True),
+            reasoning=ReasoningCapabilities(supported=True, streaming=True, encrypted=True),
+            multi_agent=MultiAgentCapabilities(
+                supported=True,
+                handoffs=True,
+                subagents=[
+                    SubagentInfo(name=h.name, description=h.handoff_description) for h in handoffs
+                ]
+                or None,
+            ),
+            human_in_the_loop=HumanInTheLoopCapabilities(
+                supported=True, approvals=True, interrupts=True
+            ),
+        )
 
     async def aclose(self) -> None:
         """Nothing to release (the agent and its model client are the application's)."""
