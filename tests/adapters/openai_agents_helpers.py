@@ -8,6 +8,7 @@ from typing import Any
 from agents import Agent, OpenAIResponsesModel, function_tool, set_tracing_disabled
 from openai import AsyncOpenAI
 
+from ag_ui.adapters.openai_agents import OpenAIAgentsAgent
 from ag_ui.client import HttpAgent
 from ag_ui.core import BaseEvent, RunError
 from ag_ui.verify import EventVerifier
@@ -16,9 +17,23 @@ from tests.providers.fake_provider import FakeProvider
 set_tracing_disabled(True)  # no trace export: the tests reach nothing but 127.0.0.1
 
 
+_CLIENTS: list[AsyncOpenAI] = []
+
+
 def model(fake: FakeProvider) -> OpenAIResponsesModel:
     client = AsyncOpenAI(base_url=fake.openai_url, api_key="sk-test", max_retries=0)
+    _CLIENTS.append(client)
     return OpenAIResponsesModel("gpt-5-mini", client)
+
+
+class Served(OpenAIAgentsAgent):
+    """The adapter, closing the model clients made so far when its server stops: on the
+    server's event loop, where their connections live (closed later from the test's loop,
+    they fail with "Event loop is closed")."""
+
+    async def aclose(self) -> None:
+        while _CLIENTS:
+            await _CLIENTS.pop().close()
 
 
 @function_tool

@@ -11,11 +11,19 @@ import anyio
 import pytest
 from agents import Agent
 
-from ag_ui.adapters.openai_agents import APPROVAL_SCHEMA, OpenAIAgentsAgent
+from ag_ui.adapters.openai_agents import APPROVAL_SCHEMA
 from ag_ui.core import RunError
 from ag_ui.testing import AgentClient
 from tests.adapters import responses_script as script
-from tests.adapters.openai_agents_helpers import client, model, run, shape, weather_agent
+from tests.adapters.openai_agents_helpers import (
+    Served,
+    client,
+    delete_file,
+    model,
+    run,
+    shape,
+    weather_agent,
+)
 from tests.providers.agui_server import AgentServer
 from tests.providers.fake_provider import RESPONSES, FakeProvider, Reply
 
@@ -95,7 +103,7 @@ async def test_text_segments_reasoning_and_usage(fake: FakeProvider) -> None:
             reasoning_tokens=4,
         ),
     )
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         agent, tap = client(server.url)
         events, _ = await run(agent, tap, run_id="run-1")
     assert shape(events) == [
@@ -125,7 +133,7 @@ async def test_backend_tool_and_its_result(fake: FakeProvider) -> None:
         script.response(script.call("fc_1", "call_w", "get_weather", '{"city":', '"Paris"}')),
         script.response(script.text("m2", "Sunny in Paris.")),
     )
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         agent, tap = client(server.url)
         events, _ = await run(agent, tap, run_id="run-1")
     assert shape(events) == [
@@ -158,7 +166,7 @@ async def test_parallel_calls_streamed_and_whole_each_under_its_own_id(
         ),
         script.response(script.text("m2", "Both sunny.")),
     )
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         agent, tap = client(server.url)
         events, _ = await run(agent, tap, run_id="run-1")
     parent = {"parentMessageId": "msg-run-1-1"}
@@ -201,7 +209,7 @@ async def test_frontend_tool_call_ends_the_run_for_the_client(fake: FakeProvider
         script.response(script.whole_call("fc_1", "call_b", "confirm_booking", {"hotel": "Ritz"})),
         script.response(script.text("m2", "Booked.")),
     )
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         agent, tap = client(server.url)
         events, first = await run(agent, tap, run_id="run-1", tools=[BOOKING_TOOL])
         assert shape(events) == [
@@ -252,7 +260,7 @@ async def test_handoff_is_a_subagent(fake: FakeProvider) -> None:
         script.response(script.whole_call("fc_1", "call_h", "transfer_to_billing", {})),
         script.response(script.text("m2", "Billing ", "here.")),
     )
-    with AgentServer(OpenAIAgentsAgent(triage)) as server:
+    with AgentServer(Served(triage)) as server:
         agent, tap = client(server.url, "Why was I charged twice?")
         events, _ = await run(agent, tap, run_id="run-1")
     sub = {"subagentRunId": "subagent-run-1-2"}
@@ -283,7 +291,7 @@ async def test_approval_is_an_interrupt_and_resume_runs_the_tool(fake: FakeProvi
         script.response(script.whole_call("fc_1", "call_d", "delete_file", {"path": "/tmp/x"})),
         script.response(script.text("m2", "Deleted.")),
     )
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         agent, tap = client(server.url, "Delete /tmp/x")
         events, first = await run(agent, tap, run_id="run-1")
         interrupt = {
@@ -338,7 +346,7 @@ async def test_rejected_approval_tells_the_model(fake: FakeProvider) -> None:
         script.response(script.whole_call("fc_1", "call_d", "delete_file", {"path": "/etc"})),
         script.response(script.text("m2", "I did not delete it.")),
     )
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         agent, tap = client(server.url, "Delete /etc")
         _, first = await run(agent, tap, run_id="run-1")
         events, bad = await run(
@@ -378,7 +386,7 @@ async def test_rejected_approval_tells_the_model(fake: FakeProvider) -> None:
 
 async def test_model_failure_ends_run_error(fake: FakeProvider) -> None:
     fake.queue(RESPONSES, Reply.error(500, {"error": {"message": "failure with a secret"}}))
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         agent, tap = client(server.url)
         events, error = await run(agent, tap, run_id="run-1")
     assert isinstance(error, RunError)
@@ -395,7 +403,7 @@ async def test_raising_tool_ends_run_error_with_everything_closed(fake: FakeProv
             script.whole_call("fc_1", "call_x", "explode", {"reason": "boom"}),
         ),
     )
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         agent, tap = client(server.url)
         events, error = await run(agent, tap, run_id="run-1")
     assert isinstance(error, RunError)
@@ -420,7 +428,7 @@ async def test_a_factory_builds_each_runs_agent_from_its_input(fake: FakeProvide
         language = run_input.context[0].value
         return Agent(name="greeter", instructions=f"Answer in {language}.", model=model(fake))
 
-    with AgentServer(OpenAIAgentsAgent(build)) as server:
+    with AgentServer(Served(build)) as server:
         agent, tap = client(server.url, "Hello")
         events, _ = await run(
             agent, tap, run_id="run-1", context=[{"description": "language", "value": "French"}]
@@ -438,10 +446,114 @@ async def test_a_client_that_leaves_closes_the_models_stream(fake: FakeProvider)
     fake.queue(
         RESPONSES, Reply(script.response(script.text("m1", "a", "b", "c")).body, stall_after=4)
     )
-    with AgentServer(OpenAIAgentsAgent(weather_agent(fake))) as server:
+    with AgentServer(Served(weather_agent(fake))) as server:
         result = await AgentClient(url=server.url).run("Hello", stop_after=3)
         assert result.cancelled
         # The server cancels the agent, which stops the SDK's run and its HTTP stream.
         with anyio.fail_after(10):
             while not fake.client_left.is_set():
                 await anyio.sleep(0.05)
+
+
+async def test_encrypted_reasoning_goes_out_and_comes_back(fake: FakeProvider) -> None:
+    thinking = script.reasoning("rs_1", "Plan.")
+    thinking.done["encrypted_content"] = "gAAAA-opaque"
+    fake.queue(
+        RESPONSES,
+        script.response(thinking, script.text("m1", "First.")),
+        script.response(script.text("m2", "Second.")),
+    )
+    with AgentServer(Served(weather_agent(fake))) as server:
+        agent, tap = client(server.url)
+        events, _ = await run(agent, tap, run_id="run-1")
+        assert shape(events)[1:7] == [
+            ("REASONING_START", {"messageId": "reasoning-run-1-1-span"}),
+            ("REASONING_MESSAGE_START", {"messageId": "reasoning-run-1-1", "role": "reasoning"}),
+            ("REASONING_MESSAGE_CONTENT", {"messageId": "reasoning-run-1-1", "delta": "Plan."}),
+            (
+                "REASONING_ENCRYPTED_VALUE",
+                {
+                    "subtype": "message",
+                    "entityId": "reasoning-run-1-1",
+                    "encryptedValue": "gAAAA-opaque",
+                    "encryptedValueType": "openai.encrypted_content",
+                },
+            ),
+            ("REASONING_MESSAGE_END", {"messageId": "reasoning-run-1-1"}),
+            ("REASONING_END", {"messageId": "reasoning-run-1-1-span"}),
+        ]
+        agent.add_message({"id": "user-2", "role": "user", "content": "And then?"})
+        await run(agent, tap, run_id="run-2")
+    second = fake.bodies(RESPONSES)[1]["input"]
+    assert second[1] == {
+        "type": "reasoning",
+        "id": "reasoning-run-1-1",
+        "summary": [{"type": "summary_text", "text": "Plan."}],
+        "encrypted_content": "gAAAA-opaque",
+    }
+
+
+async def test_an_approval_in_a_handed_off_agent_suspends_its_subagent(fake: FakeProvider) -> None:
+    ops = Agent(name="ops", model=model(fake), tools=[delete_file])
+    triage = Agent(name="triage", model=model(fake), handoffs=[ops])
+    fake.queue(
+        RESPONSES,
+        script.response(script.whole_call("fc_1", "call_h", "transfer_to_ops", {})),
+        script.response(script.whole_call("fc_2", "call_d", "delete_file", {"path": "/x"})),
+        script.response(script.text("m3", "Done.")),
+    )
+    with AgentServer(Served(triage)) as server:
+        agent, tap = client(server.url, "Clean up /x")
+        events, first = await run(agent, tap, run_id="run-1")
+        sub = {"subagentRunId": "subagent-run-1-2"}
+        interrupt = {
+            "subagentRunId": "subagent-run-1-2",
+            "id": "call_d",
+            "reason": "tool_call",
+            "message": "Approve the call to delete_file?",
+            "toolCallId": "call_d",
+            "responseSchema": APPROVAL_SCHEMA,
+            "metadata": {"toolName": "delete_file", "agent": "ops"},
+        }
+        assert shape(events) == [
+            ("RUN_STARTED", RUN_1),
+            start("call_h", "transfer_to_ops"),
+            args("call_h", "{}"),
+            end("call_h"),
+            result(1, "call_h", '{"assistant": "ops"}'),
+            ("SUBAGENT_STARTED", {**sub, "name": "ops", "parentToolCallId": "call_h"}),
+            start("call_d", "delete_file", **sub),
+            args("call_d", '{"path": "/x"}', **sub),
+            end("call_d", **sub),
+            (
+                "SUBAGENT_FINISHED",
+                {**sub, "outcome": {"type": "suspended", "interruptIds": ["call_d"]}},
+            ),
+            (
+                "RUN_FINISHED",
+                {
+                    **RUN_1,
+                    "outcome": {"type": "interrupt", "interrupts": [interrupt]},
+                    "usage": usage(2),
+                },
+            ),
+        ]
+        assert [(i.id, i.subagent_run_id) for i in first.interrupts] == [
+            ("call_d", "subagent-run-1-2")
+        ]
+        events, _ = await run(
+            agent,
+            tap,
+            run_id="run-2",
+            resume=[{"interruptId": "call_d", "status": "resolved", "payload": {"approved": True}}],
+        )
+    # The resumed run continues in the agent that asked: a new invocation of the same subagent.
+    sub2 = {"subagentRunId": "subagent-run-2-1"}
+    assert shape(events) == [
+        ("RUN_STARTED", RUN_2),
+        ("SUBAGENT_STARTED", {**sub2, "name": "ops"}),
+        result(2, "call_d", "deleted /x", run="run-2", **sub2),
+        *text("msg-run-2-3", "Done.", **sub2),
+        ("SUBAGENT_FINISHED", sub2),
+        ("RUN_FINISHED", {**RUN_2, "usage": usage(1)}),
+    ]

@@ -12,9 +12,8 @@ from typing import Any
 
 from agents import Agent
 
-from ag_ui.adapters.openai_agents import OpenAIAgentsAgent
 from tests.adapters import responses_script as script
-from tests.adapters.openai_agents_helpers import model, weather_agent
+from tests.adapters.openai_agents_helpers import Served, model, weather_agent
 from tests.providers.agui_server import AgentServer
 from tests.providers.fake_provider import RESPONSES, FakeProvider
 
@@ -24,7 +23,7 @@ USER = [{"id": "u1", "role": "user", "content": "Weather in Paris and London, th
 
 def ts_run(agent: Any) -> dict[str, Any]:
     """One run of ``ts_client_run.mjs`` (thread ``thread-1``, run ``run-1``) against ``agent``."""
-    with AgentServer(OpenAIAgentsAgent(agent)) as server:
+    with AgentServer(Served(agent)) as server:
         done = subprocess.run(
             ["node", str(INTEROP / "ts_client_run.mjs"), server.url, json.dumps(USER)],
             capture_output=True,
