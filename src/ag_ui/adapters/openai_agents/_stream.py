@@ -52,6 +52,16 @@ ENCRYPTED_CONTENT = "openai.encrypted_content"
 """The ``encryptedValueType`` of a reasoning item's ``encrypted_content``."""
 
 
+_DELTAS = {
+    "response.output_text.delta": "text",
+    "response.refusal.delta": "text",
+    "response.function_call_arguments.delta": "args",
+    "response.reasoning_summary_text.delta": "reasoning",
+    "response.reasoning_text.delta": "reasoning",
+}
+"""The Responses stream's delta events this translator reads, by what they carry."""
+
+
 @dataclass
 class _Output:
     """One output item of the response being streamed."""
@@ -115,7 +125,7 @@ class StreamTranslator:
     # -- the stream ------------------------------------------------------------------------------
 
     async def feed(self, event: Any) -> None:
-        if isinstance(event, RawResponsesStreamEvent):
+        if type(event) is RawResponsesStreamEvent or isinstance(event, RawResponsesStreamEvent):
             await self._raw(event.data)
         elif isinstance(event, AgentUpdatedStreamEvent):
             await self._agent_updated(event.new_agent)
@@ -171,19 +181,17 @@ class StreamTranslator:
 
     async def _raw(self, data: Any) -> None:
         kind = data.type
-        if kind.endswith(".delta"):
+        delta_kind = _DELTAS.get(kind)
+        if delta_kind is not None:  # the hot path: a model's every token
             output = self._response.outputs.get(data.output_index)
-            if output is None:
+            if output is None or not data.delta:
                 return
-            if kind in ("response.output_text.delta", "response.refusal.delta"):
+            if delta_kind == "text":
                 await self._text(output, data.delta)
-            elif kind == "response.function_call_arguments.delta" and data.delta:
+            elif delta_kind == "args":
                 output.sent_args = True
                 await self._emit_args(output.entity_id, data.delta)
-            elif kind in (
-                "response.reasoning_summary_text.delta",
-                "response.reasoning_text.delta",
-            ):
+            else:
                 await self._reasoning(output, data.delta)
         elif kind == "response.output_item.added":
             await self._added(data.output_index, data.item)
@@ -239,7 +247,11 @@ class StreamTranslator:
                 )
             )
         await self._ctx.emit(
-            TextMessageContentEvent(message_id=output.entity_id, delta=delta, subagent_run_id=lane)
+            TextMessageContentEvent(message_id=output.entity_id, delta=delta)
+            if lane is None
+            else TextMessageContentEvent(
+                message_id=output.entity_id, delta=delta, subagent_run_id=lane
+            )
         )
 
     async def _reasoning(self, output: _Output, delta: str) -> None:
@@ -272,10 +284,11 @@ class StreamTranslator:
         )
 
     async def _emit_args(self, call_id: str, delta: str) -> None:
+        lane = self._lane.subagent_run_id
         await self._ctx.emit(
-            ToolCallArgsEvent(
-                tool_call_id=call_id, delta=delta, subagent_run_id=self._lane.subagent_run_id
-            )
+            ToolCallArgsEvent(tool_call_id=call_id, delta=delta)
+            if lane is None
+            else ToolCallArgsEvent(tool_call_id=call_id, delta=delta, subagent_run_id=lane)
         )
 
     async def _end_call(self, output: _Output, arguments: Any) -> None:
