@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import pytest
-from agents import Agent
+from agents import Agent, function_tool
 from pydantic import BaseModel
 
 from ag_ui.adapters.openai_agents import OpenAIAgentsAgent
@@ -98,3 +99,35 @@ async def test_a_structured_final_output_is_the_runs_result(fake: FakeProvider) 
     assert finished.type.value == "RUN_FINISHED"
     assert finished.result == {"city": "Paris", "degrees": 18}
     assert result.text == '{"city":"Paris","degrees":18}'
+
+
+async def test_two_resumes_at_once_run_the_approved_tool_once(fake: FakeProvider) -> None:
+    calls: list[str] = []
+
+    @function_tool(needs_approval=True)
+    def send_payment(to: str) -> str:
+        """Send a payment."""
+        calls.append(to)
+        return f"paid {to}"
+
+    fake.queue(
+        RESPONSES,
+        script.response(script.whole_call("fc_1", "call_p", "send_payment", {"to": "Ann"})),
+        script.response(script.text("m2", "Paid.")),
+    )
+    agent = Agent(name="payer", model=model(fake), tools=[send_payment])
+    client = AgentClient(create_app(OpenAIAgentsAgent(agent)))
+    async with client:
+        first = await client.run("Pay Ann", thread_id="t", run_id="r1")
+        results: list[Any] = []
+
+        async def resume(run_id: str) -> None:
+            history = {"messages": first.messages, "thread_id": "t", "run_id": run_id}
+            results.append(await client.run(resume=[approve("call_p")], **history))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(resume, "r2")
+            group.start_soon(resume, "r3")
+    assert calls == ["Ann"]
+    codes = sorted(str(r.run_error.code) if r.run_error else "finished" for r in results)
+    assert codes == ["finished", "no_open_interrupt"]

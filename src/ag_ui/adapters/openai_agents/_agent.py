@@ -204,6 +204,9 @@ class OpenAIAgentsAgent:
         self, agent: Agent[Any], pending: PendingRun, run_input: RunAgentInput
     ) -> RunState[Any]:
         answers = decisions(list(run_input.resume or []), pending.interrupt_ids)
+        # Claimed before the first await: of two runs resuming the same approvals at once, one
+        # runs the tools, the other finds nothing open (an approved call never runs twice).
+        self.approvals.delete(run_input.thread_id)
         state: RunState[Any] = await RunState.from_string(agent, pending.state)
         for approval in state.get_interruptions():
             decision = answers.get(call_id_of(approval))
