@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import Agent, OpenAIResponsesModel, function_tool, set_tracing_disabled
+from agents import (
+    Agent,
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+    function_tool,
+    set_tracing_disabled,
+)
 from openai import AsyncOpenAI
 
 from ag_ui.adapters.openai_agents import OpenAIAgentsAgent
@@ -24,6 +30,13 @@ def model(fake: FakeProvider) -> OpenAIResponsesModel:
     client = AsyncOpenAI(base_url=fake.openai_url, api_key="sk-test", max_retries=0)
     _CLIENTS.append(client)
     return OpenAIResponsesModel("gpt-5-mini", client)
+
+
+def chat_model(fake: FakeProvider) -> OpenAIChatCompletionsModel:
+    """The SDK's Chat Completions model on the fake provider (any compatible server's way)."""
+    client = AsyncOpenAI(base_url=fake.openai_url, api_key="sk-test", max_retries=0)
+    _CLIENTS.append(client)
+    return OpenAIChatCompletionsModel("gpt-4o-mini", client)
 
 
 class Served(OpenAIAgentsAgent):
