@@ -194,6 +194,7 @@ def test_commands_name_the_extra_they_need(
         ("ag_ui.providers", "openai"),
         ("ag_ui.inspect", "client,server"),
         ("ag_ui.adapters.langgraph", "langgraph"),
+        ("ag_ui.adapters.openai_agents", "openai-agents"),
         # The names users import from them, as the docs write it: the same one ImportError.
         ("from ag_ui.server import create_app", "server"),
         ("from ag_ui.client import HttpAgent", "client"),

@@ -5,6 +5,8 @@ Each framework has its own subpackage and extra; importing one without its extra
 
 * ``ag_ui.adapters.langgraph`` (``pip install 'ag-ui-sdk[langgraph]'``): a compiled LangGraph
   graph as an agent (docs/langgraph.md).
+* ``ag_ui.adapters.openai_agents`` (``pip install 'ag-ui-sdk[openai-agents]'``): an OpenAI
+  Agents SDK ``Agent`` as an agent (docs/openai-agents.md).
 
 This package imports nothing itself, so ``import ag_ui.adapters`` works without any extra.
 """
