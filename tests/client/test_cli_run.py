@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -101,6 +102,9 @@ async def test_json_output_is_one_object_with_the_whole_outcome(echo_url: str) -
     )
     assert code == 0
     report = json.loads(out.getvalue())
+    # agui run gives each message a new id (user-<uuid hex>): a stored thread never sees one twice.
+    user_id = report["messages"][0]["id"]
+    assert re.fullmatch(r"user-[0-9a-f]{32}", user_id), user_id
     assert report == {
         "ok": True,
         "error": None,
@@ -117,7 +121,7 @@ async def test_json_output_is_one_object_with_the_whole_outcome(echo_url: str) -
             "RUN_FINISHED": 1,
         },
         "messages": [
-            {"id": "user-1", "role": "user", "content": "hi"},
+            {"id": user_id, "role": "user", "content": "hi"},
             {"id": "m1", "role": "assistant", "content": "You said: hi"},
             {
                 "id": "c1",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import struct
 import subprocess
 from pathlib import Path
@@ -163,5 +164,7 @@ async def test_agui_run_proto_over_loopback(live_server: LiveServer) -> None:
     report = json.loads(out.getvalue())
     assert code == 0, report
     assert report["state"] == {"n": 0, "tags": ["a"]}
-    assert [m["id"] for m in report["messages"]] == ["user-1", "think", "m1", "tr", "m2"]
+    ids = [m["id"] for m in report["messages"]]
+    assert re.fullmatch(r"user-[0-9a-f]{32}", ids[0]), ids  # a new id per message (agui run)
+    assert ids[1:] == ["think", "m1", "tr", "m2"]
     assert report["events"]["TEXT_MESSAGE_CHUNK"] == 1

@@ -56,6 +56,8 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
         "opentelemetry.exporter.otlp.proto.http",
         ("opentelemetry-api", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"),
     ),
+    "langgraph": ("langgraph", ("starlette", "uvicorn", "langgraph", "langchain-core")),
+    "openai-agents": ("agents", ("starlette", "uvicorn", "openai", "openai-agents")),
 }
 
 
