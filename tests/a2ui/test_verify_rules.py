@@ -255,6 +255,91 @@ CASES: list[tuple[str, list[ActivitySnapshotEvent], list[tuple[str, str]]]] = [
         [("a2ui.binding", "warning")],
     ),
     (
+        "v0.10 callFunction",
+        [
+            snap(
+                [
+                    {
+                        "version": "v0.10",
+                        "callFunction": {
+                            "call": "required",
+                            "args": {"value": "x"},
+                            "returnType": "boolean",
+                            "callableFrom": "clientOrRemote",
+                        },
+                        "functionCallId": "f1",
+                        "wantResponse": True,
+                    }
+                ]
+            )
+        ],
+        [],
+    ),
+    (
+        "callFunction without functionCallId",
+        [
+            snap(
+                [
+                    {
+                        "version": "v0.10",
+                        "callFunction": {
+                            "call": "required",
+                            "args": {"value": "x"},
+                            "returnType": "boolean",
+                            "callableFrom": "clientOrRemote",
+                        },
+                    }
+                ]
+            )
+        ],
+        [("a2ui.envelope", "error")],
+    ),
+    (
+        "callFunction without callableFrom",
+        [
+            snap(
+                [
+                    {
+                        "version": "v0.10",
+                        "callFunction": {"call": "required", "returnType": "boolean"},
+                        "functionCallId": "f1",
+                    }
+                ]
+            )
+        ],
+        [("a2ui.envelope", "error")],
+    ),
+    (
+        "callFunction in v0.9",
+        [
+            snap(
+                [
+                    {
+                        "version": "v0.9",
+                        "callFunction": {
+                            "call": "required",
+                            "args": {"value": "x"},
+                            "returnType": "boolean",
+                            "callableFrom": "clientOrRemote",
+                        },
+                        "functionCallId": "f1",
+                    }
+                ]
+            )
+        ],
+        [("a2ui.version", "error")],
+    ),
+    (
+        "v0.10 actionResponse",
+        [snap([{"version": "v0.10", "actionResponse": {"value": 1}, "actionId": "a1"}])],
+        [],
+    ),
+    (
+        "actionResponse with an unknown field",
+        [snap([{"version": "v0.10", "actionResponse": {"result": 1}, "actionId": "a1"}])],
+        [("a2ui.envelope", "error")],
+    ),
+    (
         "drift: content.operations",
         [snap(content={"operations": [create()]})],
         [("a2ui.content-operations", "error")],

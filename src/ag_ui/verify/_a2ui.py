@@ -32,6 +32,25 @@ _FIELDS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "updateDataModel": (frozenset({"surfaceId"}), frozenset({"surfaceId", "path", "value"})),
     "deleteSurface": (frozenset({"surfaceId"}), frozenset({"surfaceId"})),
 }
+# v0.10's messages that address no surface: (top-level fields required, allowed; the body's
+# required fields, allowed ones or None for any).
+_SURFACELESS: Final[
+    dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], Optional[frozenset[str]]]]
+] = {
+    "callFunction": (
+        frozenset({"functionCallId"}),
+        frozenset({"functionCallId", "wantResponse"}),
+        frozenset({"call", "returnType", "callableFrom"}),
+        None,
+    ),
+    "actionResponse": (
+        frozenset({"actionId"}),
+        frozenset({"actionId"}),
+        frozenset(),
+        frozenset({"value", "error"}),
+    ),
+}
+_ALL_OPERATIONS: Final = (*_FIELDS, *_SURFACELESS)
 # Component props that name other components of the same surface (the basic catalog's).
 _SINGLE_REFERENCES: Final = ("child", "entryPointChild", "contentChild")
 
@@ -176,14 +195,14 @@ class _Snapshot:
         if not isinstance(envelope, Mapping):
             self.flag("a2ui.envelope", "error", f"{where} is not a JSON object")
             return None
-        operations = [key for key in _FIELDS if key in envelope]
+        operations = [key for key in _ALL_OPERATIONS if key in envelope]
         if len(operations) != 1:
             found = ", ".join(operations) or "none"
             self.flag(
                 "a2ui.one-operation",
                 "error",
-                f"{where} must hold exactly one of {', '.join(_FIELDS)}; found {found} "
-                "(send one envelope per operation)",
+                f"{where} must hold exactly one of {', '.join(_ALL_OPERATIONS)}; found "
+                f"{found} (send one envelope per operation)",
             )
             return None
         operation = operations[0]
@@ -195,6 +214,9 @@ class _Snapshot:
                 f"{where} ({operation}) has version {version!r}; expected one of "
                 f"{', '.join(sorted(_VERSIONS))}",
             )
+        if operation in _SURFACELESS:
+            self._surfaceless(where, operation, envelope)
+            return None
         extra = set(envelope) - {"version", operation}
         if extra:
             self.flag(
@@ -216,6 +238,25 @@ class _Snapshot:
         if not isinstance(surface_id, str) or not surface_id:
             return None
         return surface_id if self._apply(where, operation, surface_id, body) else None
+
+    def _surfaceless(self, where: str, operation: str, envelope: Mapping[str, Any]) -> None:
+        if envelope.get("version") == "v0.9":
+            self.flag("a2ui.version", "error", f"{where}: {operation} is a v0.10 message")
+        top_required, top_allowed, required, allowed = _SURFACELESS[operation]
+        top = set(envelope) - {"version", operation}
+        problems = [f"missing {sorted(top_required - top)}"] if top_required - top else []
+        if top - top_allowed:
+            problems.append(f"fields the spec does not allow: {sorted(top - top_allowed)}")
+        body = envelope[operation]
+        if not isinstance(body, Mapping):
+            problems.append(f"{operation} is not a JSON object")
+        else:
+            if required - set(body):
+                problems.append(f"{operation} misses {sorted(required - set(body))}")
+            if allowed is not None and set(body) - allowed:
+                problems.append(f"{operation} has unknown {sorted(set(body) - allowed)}")
+        if problems:
+            self.flag("a2ui.envelope", "error", f"{where} ({operation}): {'; '.join(problems)}")
 
     def _apply(self, where: str, operation: str, surface_id: str, body: Mapping[str, Any]) -> bool:
         surfaces = self.verifier._surfaces
