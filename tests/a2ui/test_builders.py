@@ -135,6 +135,7 @@ def test_failed_and_out_of_range_retries() -> None:
         "attempts": [{"errors": ["x"]}] * 3,
         "maxAttempts": 3,
     }
+    assert surface.failed("gave up").content["maxAttempts"] == 3  # the toolkit's default cap
     with pytest.raises(ValueError, match=r"attempt 4 is not within 1\.\.3"):
         surface.retrying(4, 3)
 

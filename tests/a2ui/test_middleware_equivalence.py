@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ag_ui.a2ui import Surface, component, operations_result
+from ag_ui.a2ui import Surface, component, operations_result, recovery_exhausted_result
 from ag_ui.core import ActivitySnapshotEvent, RunAgentInput
 from ag_ui.server import RunContext, create_app
 from tests.support.servers import serve
@@ -52,6 +52,15 @@ def upstream(surface_ids: list[str]) -> Any:
         await ctx.tool_result(CALL_ID, operations_result(operations))
 
     return agent
+
+
+ATTEMPTS = [{"attempt": 1, "errors": ["no root"]}, {"attempt": 2, "errors": ["no root"]}]
+
+
+async def gives_up(run_input: RunAgentInput, ctx: RunContext) -> None:
+    """A tool whose UI generation failed every attempt."""
+    await ctx.call_tool("book_table", {}, tool_call_id=CALL_ID)
+    await ctx.tool_result(CALL_ID, recovery_exhausted_result("no valid UI", ATTEMPTS))
 
 
 def through_middleware(url: str) -> list[dict[str, Any]]:
@@ -106,3 +115,12 @@ def test_several_surfaces_in_one_call_match_the_middleware(two_surfaces: str) ->
         f"a2ui-surface-paris-{CALL_ID}",
         f"a2ui-surface-oslo-{CALL_ID}",
     ]
+
+
+def test_recovery_exhausted_matches_the_middleware() -> None:
+    with serve(create_app(gives_up)) as url:
+        (theirs,) = through_middleware(url + "/agent")
+    ours = wire(Surface("booking", CALL_ID).failed("no valid UI", attempts=ATTEMPTS))
+    assert theirs == ours
+    assert ours["content"]["status"] == "failed"
+    assert ours["content"]["maxAttempts"] == 2

@@ -19,6 +19,7 @@ __all__ = [
     "create_surface",
     "delete_surface",
     "operations_result",
+    "recovery_exhausted_result",
     "surface_id_of",
     "update_components",
     "update_data_model",
@@ -125,3 +126,9 @@ def surface_id_of(envelope: Mapping[str, Any]) -> Optional[str]:
 def operations_result(envelopes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A tool result that paints: ``{"a2ui_operations": [...]}`` (JSON-encode it as content)."""
     return {OPERATIONS_KEY: [dict(envelope) for envelope in envelopes]}
+
+
+def recovery_exhausted_result(error: str, attempts: Sequence[Any] = ()) -> dict[str, Any]:
+    """A tool result saying the UI could not be generated: a renderer shows the surface's
+    ``failed`` status (``{"code": "a2ui_recovery_exhausted", "error", "attempts"}``)."""
+    return {"code": "a2ui_recovery_exhausted", "error": error, "attempts": list(attempts)}

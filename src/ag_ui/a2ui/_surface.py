@@ -23,9 +23,11 @@ from ag_ui.a2ui._envelopes import (
 )
 from ag_ui.core.events import ActivitySnapshotEvent
 
-__all__ = ["ACTIVITY_TYPE", "Surface", "surface_message_id"]
+__all__ = ["ACTIVITY_TYPE", "MAX_ATTEMPTS", "Surface", "surface_message_id"]
 
 ACTIVITY_TYPE: Final = "a2ui-surface"
+MAX_ATTEMPTS: Final = 3
+"""The retry cap a renderer shows when a status names none (the A2UI toolkit's default)."""
 _ABSENT: Any = object()
 
 
@@ -98,13 +100,16 @@ class Surface:
     def failed(
         self, error: str, *, attempts: Sequence[Any] = (), max_attempts: Optional[int] = None
     ) -> ActivitySnapshotEvent:
-        """``{"status": "failed", "error", "attempts", "maxAttempts"}``: recovery gave up."""
+        """``{"status": "failed", "error", "attempts", "maxAttempts"}``: recovery gave up.
+        ``maxAttempts`` defaults to the number of attempts (``MAX_ATTEMPTS`` when none)."""
         return self._snapshot(
             {
                 "status": "failed",
                 "error": error,
                 "attempts": list(attempts),
-                "maxAttempts": max_attempts if max_attempts is not None else len(attempts),
+                "maxAttempts": max_attempts
+                if max_attempts is not None
+                else len(attempts) or MAX_ATTEMPTS,
             }
         )
 
