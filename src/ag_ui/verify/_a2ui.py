@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Optional
 
-from ag_ui.core.events import ActivitySnapshotEvent, BaseEvent
+from ag_ui.core.events import ActivitySnapshotEvent
 
 __all__ = ["A2UIFinding", "A2UIVerifier", "verify_a2ui"]
 
@@ -91,16 +91,17 @@ class A2UIVerifier:
         self._surfaces: dict[str, _SurfaceState] = {}
         self._painted: set[str] = set()
 
-    def check(self, event: BaseEvent) -> list[A2UIFinding]:
+    def check(self, event: object) -> list[A2UIFinding]:
+        """The findings of one event (any event; only ``a2ui-surface`` snapshots have any)."""
         if not isinstance(event, ActivitySnapshotEvent):
             return []
         return _Snapshot(self, event).run()
 
-    def check_all(self, events: Iterable[BaseEvent]) -> list[A2UIFinding]:
+    def check_all(self, events: Iterable[object]) -> list[A2UIFinding]:
         return [finding for event in events for finding in self.check(event)]
 
 
-def verify_a2ui(events: Iterable[BaseEvent]) -> list[A2UIFinding]:
+def verify_a2ui(events: Iterable[object]) -> list[A2UIFinding]:
     """Every A2UI finding of a stream, in order (an empty list: nothing to report)."""
     return A2UIVerifier().check_all(events)
 
