@@ -1,6 +1,6 @@
 """A Python agent paints an A2UI surface itself (``Surface`` + ``ctx.emit``), served by a real
 uvicorn and read by ``HttpAgent``; the thread store keeps the surface so a reload restores it
-(issue 40 item 4), and the wire passes ``verify_a2ui``."""
+(issue 40 item 4; in memory, SQLite, a real PostgreSQL), and the wire passes ``verify_a2ui``."""
 
 from __future__ import annotations
 
@@ -14,8 +14,14 @@ from ag_ui.a2ui import Surface, component, operations_result
 from ag_ui.client import HttpAgent, SubscriberParams
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.server import RunContext, create_app
-from ag_ui.store import InMemoryThreadStore, SqliteThreadStore, ThreadStore
+from ag_ui.store import (
+    InMemoryThreadStore,
+    PostgresThreadStore,
+    SqliteThreadStore,
+    ThreadStore,
+)
 from ag_ui.verify import verify_a2ui
+from tests.postgres_helpers import PostgresServer
 from tests.support.servers import serve
 
 pytestmark = pytest.mark.anyio
@@ -44,12 +50,17 @@ async def booking_agent(run_input: RunAgentInput, ctx: RunContext) -> None:
     await ctx.tool_result(call_id, operations_result(surface.operations))
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def threads(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ThreadStore]:
     if request.param == "memory":
         yield InMemoryThreadStore()
-    else:
+    elif request.param == "sqlite":
         yield SqliteThreadStore(tmp_path / "threads.db")
+    else:
+        postgres: PostgresServer = request.getfixturevalue("postgres_server")
+        url = postgres.database()
+        yield PostgresThreadStore(url)
+        postgres.drop(url)
 
 
 @pytest.fixture
