@@ -34,6 +34,7 @@ LAYERS: dict[str, frozenset[str]] = {
     "ag_ui.encoder": frozenset({"ag_ui.core", "ag_ui.proto"}),
     "ag_ui.verify": frozenset({"ag_ui.core", "ag_ui.json_patch"}),
     "ag_ui.apply": frozenset({"ag_ui.core", "ag_ui.json_patch", "ag_ui.verify"}),
+    "ag_ui.a2ui": frozenset({"ag_ui.core"}),
     "ag_ui.recording": frozenset({"ag_ui.core", "ag_ui.encoder", "ag_ui.proto"}),
     "ag_ui.store": frozenset({"ag_ui.core", "ag_ui.encoder"}),
     "ag_ui.telemetry": frozenset({"ag_ui.core"}),

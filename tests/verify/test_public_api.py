@@ -8,6 +8,8 @@ import ag_ui.verify
 
 def test_verify_all() -> None:
     assert ag_ui.verify.__all__ == [
+        "A2UIFinding",
+        "A2UIVerifier",
         "ChunkExpander",
         "ChunkExpansionError",
         "ChunkTransformWarning",
@@ -25,6 +27,7 @@ def test_verify_all() -> None:
         "compact_events",
         "reject_optional_nulls",
         "tool_arguments_problem",
+        "verify_a2ui",
         "verify_events",
     ]
     assert all(hasattr(ag_ui.verify, name) for name in ag_ui.verify.__all__)

@@ -24,6 +24,7 @@ from ag_ui.core._surrogates import escape_lone_surrogates
 from ag_ui.core.errors import AGUIError, PatchError, ProtocolError
 from ag_ui.core.events import ActivityDeltaEvent, RunStartedEvent
 from ag_ui.recording import Recording, read_recording
+from ag_ui.verify import A2UIVerifier
 from ag_ui.verify._versions import warn_about_producer_declaration
 
 __all__ = ["register", "run", "verify_recording"]
@@ -98,6 +99,7 @@ def verify_recording(
     pipeline = EventPipeline(
         state=state, strict_end=strict_end, on_patch_error=patch_failed, strict_draft=strict_draft
     )
+    surfaces = A2UIVerifier()  # A2UI mistakes leave a legal stream: reported as warnings
     error: Optional[str] = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -107,6 +109,8 @@ def verify_recording(
                 if isinstance(recorded.event, RunStartedEvent):
                     # Reported as HttpAgent reports it: newer or unreadable warns, same is quiet.
                     warn_about_producer_declaration(recorded.event.protocol_version)
+                for finding in surfaces.check(recorded.event):
+                    warn(f"{_where(count, recorded.line)}: {finding}")
                 try:
                     expanded += len(pipeline.feed(recorded.event))
                 except AGUIError as exc:

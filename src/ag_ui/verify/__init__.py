@@ -9,6 +9,8 @@
   (legal; the verifier warns).
 - ``ForwardCompatibilityWarning``: an open union's member of a newer protocol (an outcome
   type, a JSON Patch op) was kept and skipped.
+- ``verify_a2ui`` / ``A2UIVerifier``: A2UI surfaces (``a2ui-surface`` activities), rules
+  ``a2ui.*``.
 - ``StreamVerifier``: translation -> null checks -> expansion -> verification, in that order,
   as every consumer runs them (the client, the server's guard, ``agui verify``).
 
@@ -22,6 +24,7 @@ from ag_ui.core.errors import (
     ProtocolError,
     UnterminatedRunError,
 )
+from ag_ui.verify._a2ui import A2UIFinding, A2UIVerifier, verify_a2ui
 from ag_ui.verify._chunk_streams import ChunkTransformWarning
 from ag_ui.verify._chunks import ChunkExpander
 from ag_ui.verify._compact import compact_events
@@ -36,6 +39,8 @@ from ag_ui.verify._tool_args import ToolArgumentsWarning, tool_arguments_problem
 from ag_ui.verify._verifier import EventVerifier
 
 __all__ = [
+    "A2UIFinding",
+    "A2UIVerifier",
     "ChunkExpander",
     "ChunkExpansionError",
     "ChunkTransformWarning",
@@ -53,5 +58,6 @@ __all__ = [
     "compact_events",
     "reject_optional_nulls",
     "tool_arguments_problem",
+    "verify_a2ui",
     "verify_events",
 ]
