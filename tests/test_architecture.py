@@ -283,7 +283,6 @@ CATALOGS = {"ag_ui.core.events", "ag_ui.core.types", "ag_ui.core.errors"}
 # Over the limit and to be split by concept, each being edited on another branch now: the lead
 # splits them after merging (issue 39). Nothing may join this list.
 PENDING_SPLIT = {
-    "ag_ui.store.thread_postgres",
     "ag_ui.testing.rules",
 }
 

@@ -45,6 +45,8 @@ LAYERS: dict[str, list[set[str]]] = {
             "_redis_keys",
             "_redis_connection",
             "_priority_gate",
+            "_postgres_connection",
+            "_postgres_schema",
         },
         {"_base", "_thread_base"},
         {"_thread_rows"},
