@@ -67,7 +67,7 @@ def workloads() -> dict[str, Callable[[], None]]:
         for event in events:
             encoder.encode(event)
 
-    # The server's protobuf sink is encode_binary with protobuf negotiated (endpoint._bound_run).
+    # The server's protobuf sink is encode_binary with protobuf negotiated (server/_bound_run.py).
     proto_encoder = EventEncoder(accept="application/vnd.ag-ui.event+proto")
     snapshot = parse_event({"type": "MESSAGES_SNAPSHOT", "messages": _history(SNAPSHOT_TURNS)})
 

@@ -281,14 +281,6 @@ def test_no_module_writes_another_objects_private_state() -> None:
 # that belong together: the protocol's events and types, the one error tree, generated code).
 MAX_MODULE_LINES = 450
 CATALOGS = {"ag_ui.core.events", "ag_ui.core.types", "ag_ui.core.errors"}
-# Over the limit and to be split by concept, each being edited on another branch now: the lead
-# splits them after merging (issue 39). Nothing may join this list.
-PENDING_SPLIT = {
-    "ag_ui.server.endpoint",
-    "ag_ui.client._agent",
-    "ag_ui.store.thread_postgres",
-    "ag_ui.testing.rules",
-}
 
 
 def test_no_module_is_over_the_size_limit() -> None:
@@ -298,6 +290,4 @@ def test_no_module_is_over_the_size_limit() -> None:
         if "_generated" not in module and module not in CATALOGS
     }
     over = {module: lines for module, lines in sizes.items() if lines > MAX_MODULE_LINES}
-    assert set(over) - PENDING_SPLIT == set(), f"split by concept (<= {MAX_MODULE_LINES}): {over}"
-    # A pending module that got under the limit leaves the list.
-    assert PENDING_SPLIT - set(over) == set(), "remove it from PENDING_SPLIT"
+    assert over == {}, f"split by concept (<= {MAX_MODULE_LINES}): {over}"

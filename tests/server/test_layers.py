@@ -29,10 +29,11 @@ LAYERS: dict[str, list[set[str]]] = {
             "_sliced_parse",
             "_local_guard",
         },
-        # 4. detached runs: the store writer, the frames of a stored run, the run tasks
-        {"_store_writer", "_replay", "_run_end", "_detached"},
-        # 5. the endpoints
-        {"_connect", "_thread_endpoints", "endpoint"},
+        # 4. a run's task: bound to its request; detached (the store writer, the frames of a
+        # stored run, the run tasks)
+        {"_bound_run", "_store_writer", "_replay", "_run_end", "_detached"},
+        # 5. the endpoints: the run request, capabilities, connect, threads, AgentEndpoint
+        {"_run_request", "_capabilities", "_connect", "_thread_endpoints", "endpoint"},
         # 6. the public surface
         {"__init__"},
     ],
@@ -44,6 +45,8 @@ LAYERS: dict[str, list[set[str]]] = {
             "_redis_keys",
             "_redis_connection",
             "_priority_gate",
+            "_postgres_connection",
+            "_postgres_schema",
         },
         {"_base", "_thread_base"},
         {"_thread_rows"},

@@ -4,6 +4,9 @@ The agent is composed of three objects, each owning its state: the ``HttpConfig`
 assigning a setting replaces it), the ``Conversation`` (messages, state, open interrupts, the
 edits that notify) and, while it runs, one ``Run`` (subscribers, pipeline, result). The agent
 wires them together and owns the rest: the subscriber and middleware lists and the HTTP client.
+Its faces for the settings (``_config.HttpSettings``), the conversation
+(``_agent_conversation``), the client-side tools (``_agent_tools``) and the HTTP client
+(``_agent_http``) are its base classes, one concept each; the runs are here.
 
 >>> agent = HttpAgent("http://127.0.0.1:8000/agent")
 >>> # result = await agent.run_agent()            # messages and state now updated
@@ -17,16 +20,17 @@ wires them together and owns the rest: the subscriber and middleware lists and t
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ag_ui.apply import AgentState
-from ag_ui.client._config import HttpConfig, ReconnectCallback, Setting
+from ag_ui.client._agent_conversation import AgentConversation
+from ag_ui.client._agent_http import AgentHttpClient
+from ag_ui.client._agent_tools import AgentTools
+from ag_ui.client._config import HttpConfig, HttpSettings, ReconnectCallback
 from ag_ui.client._conversation import Conversation, MessageLike
-from ag_ui.client._debug import DebugConfig, DebugLog, DebugOption, resolve_debug
+from ag_ui.client._debug import DebugOption, resolve_debug
 from ag_ui.client._event_stream import AgentEventStream
 from ag_ui.client._http_source import ConnectTarget, http_events
 from ag_ui.client._input import ContextLike, ResumeLike, ToolLike, build_input
@@ -45,13 +49,11 @@ from ag_ui.client._subscribers import (
 )
 from ag_ui.client._tools import ClientTools, ToolHandler
 from ag_ui.client.downgrade import downgrade_middlewares
-from ag_ui.core.capabilities import AgentCapabilities
 from ag_ui.core.decoding import AnyEvent
 from ag_ui.core.errors import ToolRoundsExceededError
-from ag_ui.core.types import Interrupt, Message, RunAgentInput, Tool, ToolMessage
+from ag_ui.core.types import RunAgentInput, Tool
 from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
-from ag_ui.tools import FunctionTool
 
 if TYPE_CHECKING:
     import httpx
@@ -59,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["HttpAgent"]
 
 
-class HttpAgent:
+class HttpAgent(HttpSettings, AgentConversation, AgentTools, AgentHttpClient):
     """A remote AG-UI agent reached with one POST per run, plus the conversation it builds.
 
     ``messages`` and ``state`` are updated as events arrive (decode -> compatibility -> chunks
@@ -96,16 +98,6 @@ class HttpAgent:
     ``max_tool_rounds`` times per call (then ``ToolRoundsExceededError``). Calls of other tools
     stay pending in ``result.pending_tool_calls`` for the application (``add_tool_result``).
     """
-
-    url: Setting[str] = Setting()
-    timeout: Setting[float] = Setting()
-    idle_timeout: Setting[Optional[float]] = Setting()
-    proto: Setting[bool] = Setting()
-    max_event_size: Setting[int] = Setting()
-    strict: Setting[bool] = Setting()
-    strict_draft: Setting[bool] = Setting()
-    reconnect: Setting[ReconnectPolicy] = Setting()
-    on_reconnect: Setting[Optional[ReconnectCallback]] = Setting()
 
     def __init__(
         self,
@@ -159,56 +151,6 @@ class HttpAgent:
         self._tools = ClientTools(tools)
         self.max_tool_rounds = max_tool_rounds
 
-    # -- configuration -------------------------------------------------------------------
-
-    @property
-    def max_tool_rounds(self) -> int:
-        """Follow-up runs one ``run_agent`` call may make to answer client tools (1 or more)."""
-        return self._max_tool_rounds
-
-    @max_tool_rounds.setter
-    def max_tool_rounds(self, rounds: int) -> None:
-        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-            raise ValueError(
-                f"max_tool_rounds must be an integer of 1 or more, got {rounds!r} (to answer "
-                "tool calls yourself, leave the tool unregistered and pass its definition in "
-                "tools= of the run)"
-            )
-        self._max_tool_rounds = rounds
-
-    @property
-    def headers(self) -> Mapping[str, str]:
-        """Sent with every request (read-only; assign a new mapping to change them)."""
-        return self.config.headers
-
-    @headers.setter
-    def headers(self, headers: Mapping[str, str]) -> None:
-        self.config = dataclasses.replace(self.config, headers=dict(headers))
-
-    @property
-    def max_protocol_version(self) -> str:
-        """The peer ceiling (``ag_ui.client.versions``); ``"1.1"`` unless pinned lower."""
-        return self.config.max_protocol_version
-
-    @max_protocol_version.setter
-    def max_protocol_version(self, version: str) -> None:
-        # HttpConfig checks it: a ValueError leaves the configuration as it was.
-        self.config = dataclasses.replace(self.config, max_protocol_version=version)
-
-    @property
-    def debug(self) -> DebugConfig:
-        """What the agent logs (``ag_ui.client.debug``); assign any ``debug=`` option."""
-        return self.config.debug
-
-    @debug.setter
-    def debug(self, option: DebugOption) -> None:
-        self.config = dataclasses.replace(self.config, debug=resolve_debug(option))
-
-    @property
-    def debug_log(self) -> Optional[DebugLog]:
-        """The debug logger the configuration asks for (``None`` when nothing is logged)."""
-        return self.config.debug_log
-
     def subscribe(
         self, subscriber: Optional[SubscriberLike] = None, **callbacks: Callback
     ) -> Subscription:
@@ -240,145 +182,6 @@ class HttpAgent:
         return twin
 
     # -- client-side tools ---------------------------------------------------------------
-
-    @property
-    def tools(self) -> Mapping[str, FunctionTool]:
-        """The registered client-side tools by name (read-only; use ``add_tool``)."""
-        return self._tools
-
-    def add_tool(
-        self,
-        handler: ToolHandler,
-        *,
-        name: Optional[str] = None,
-        description: Optional[str] = None,
-        parameters: Optional[Mapping[str, Any]] = None,
-    ) -> FunctionTool:
-        """Register a client-side tool: a sync or async function or a ``FunctionTool``.
-
-        The name, description and JSON Schema come from the function (its name, docstring and
-        signature, as ``ag_ui.tools.tool`` reads them) unless given; ``parameters`` replaces
-        the advertised schema (the arguments are still validated against the signature).
-        Returns the ``FunctionTool``; a name registered twice is a ``ValueError``.
-        """
-        return self._tools.add(handler, name=name, description=description, parameters=parameters)
-
-    @overload
-    def tool(self, handler: Callable[..., Any]) -> FunctionTool: ...
-
-    @overload
-    def tool(
-        self,
-        *,
-        name: Optional[str] = None,
-        description: Optional[str] = None,
-        parameters: Optional[Mapping[str, Any]] = None,
-    ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
-
-    def tool(
-        self,
-        handler: Optional[Callable[..., Any]] = None,
-        *,
-        name: Optional[str] = None,
-        description: Optional[str] = None,
-        parameters: Optional[Mapping[str, Any]] = None,
-    ) -> Union[FunctionTool, Callable[[Callable[..., Any]], FunctionTool]]:
-        """Decorator form of ``add_tool``: ``@agent.tool`` or ``@agent.tool(name=...)`` over a
-        function registers it (the name then refers to the ``FunctionTool``, still callable)."""
-
-        def register(function: Callable[..., Any]) -> FunctionTool:
-            return self.add_tool(
-                function, name=name, description=description, parameters=parameters
-            )
-
-        return register(handler) if handler is not None else register
-
-    def remove_tool(self, name: str) -> None:
-        """Unregister the client-side tool ``name``."""
-        self._tools.remove(name)
-
-    def add_tool_result(
-        self, tool_call_id: str, content: Any, *, error: Optional[str] = None
-    ) -> ToolMessage:
-        """Answer a pending tool call by hand: append its ``ToolMessage`` (notifying as
-        ``add_message`` does) and return it. ``content`` that is not a string is sent as JSON;
-        ``error`` says the tool failed. The next run sends the answer."""
-        from ag_ui.tools import serialize_result
-
-        message = ToolMessage(
-            id=f"tool-{uuid.uuid4()}",
-            content=serialize_result(content),
-            tool_call_id=tool_call_id,
-            error=error,
-        )
-        self.add_message(message)
-        return message
-
-    # -- the conversation ----------------------------------------------------------------
-
-    @property
-    def messages(self) -> list[Message]:
-        """The conversation as typed messages, current while a run is processing.
-
-        Kept as wire JSON inside (what the reducer edits and the next request sends) and
-        validated into models on first access after each change.
-        """
-        return self._conversation.messages
-
-    @messages.setter
-    def messages(self, messages: Iterable[MessageLike]) -> None:
-        self._conversation.messages = messages
-
-    @property
-    def state(self) -> Any:
-        """The agent state (any JSON value); replaced by snapshots, patched by deltas."""
-        return self._conversation.state
-
-    @state.setter
-    def state(self, state: Any) -> None:
-        self._conversation.state = state
-
-    @property
-    def agent_state(self) -> AgentState:
-        """The reducer's immutable view (wire-JSON messages, state, run bookkeeping)."""
-        return self._conversation.agent_state
-
-    @property
-    def pending_interrupts(self) -> list[Interrupt]:
-        """The interrupts the last run left open; the next run's ``resume`` answers them."""
-        return self._conversation.pending_interrupts
-
-    @pending_interrupts.setter
-    def pending_interrupts(self, interrupts: Iterable[Interrupt]) -> None:
-        self._conversation.pending_interrupts = list(interrupts)
-
-    # The four edits below notify the agent's subscribers (``_change_notifications`` has the
-    # order and the rules for async callbacks and errors); assigning ``messages``/``state``
-    # directly does not, as in TypeScript.
-
-    def add_message(self, message: MessageLike) -> None:
-        """Append a message (a model or a wire/Python-named dict) to the conversation, then
-        notify ``on_new_message``, ``on_new_tool_call`` (each tool call of an assistant
-        message) and ``on_messages_changed``."""
-        self._conversation.add_messages([message])
-
-    def add_messages(self, messages: Iterable[MessageLike]) -> None:
-        """Append messages; notify as ``add_message`` does for each, then one
-        ``on_messages_changed``."""
-        self._conversation.add_messages(messages)
-
-    def set_messages(self, messages: Iterable[MessageLike]) -> None:
-        """Replace the conversation (copied), then notify ``on_messages_changed``."""
-        self._conversation.set_messages(messages)
-
-    def set_state(self, state: Any) -> None:
-        """Replace the state (copied), then notify ``on_state_changed``."""
-        self._conversation.set_state(state)
-
-    async def flush_notifications(self) -> None:
-        """Wait for change notifications that an edit left running on this event loop (async
-        callbacks of an edit made inside a running loop)."""
-        await self._conversation.flush_notifications()
 
     # -- running -------------------------------------------------------------------------
 
@@ -617,37 +420,6 @@ class HttpAgent:
             prepare=prepare,
             source=source,
             joins_mid_run=joins_mid_run,
-        )
-
-    # -- resources -----------------------------------------------------------------------
-
-    async def __aenter__(self) -> HttpAgent:
-        """Keep one HTTP client (and its connections) for every run inside the block."""
-        if self.http_client is None:
-            from ag_ui.client._transport import new_http_client  # httpx: on use (see there)
-
-            self.http_client = new_http_client(self.config.timeout)
-            self._owns_client = True
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the HTTP client the agent opened in ``async with`` (never a caller's)."""
-        if self._owns_client and self.http_client is not None:
-            client, self.http_client, self._owns_client = self.http_client, None, False
-            await client.aclose()
-
-    # -- discovery -----------------------------------------------------------------------
-
-    async def get_capabilities(self) -> Optional[AgentCapabilities]:
-        """GET ``<url>/capabilities``; ``None`` when the agent declares nothing (404)."""
-        from ag_ui.client._transport import fetch_capabilities  # httpx: on use
-
-        config = self.config
-        return await fetch_capabilities(
-            self.http_client, config.url, headers=config.headers, timeout=config.timeout
         )
 
 

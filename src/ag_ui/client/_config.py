@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Generic, Optional, Protocol, TypeVar, Union, overload
 
-from ag_ui.client._debug import DebugConfig, DebugLog
+from ag_ui.client._debug import DebugConfig, DebugLog, DebugOption, resolve_debug
 from ag_ui.client._reconnect import Reconnect, ReconnectPolicy
 from ag_ui.client.versions import parse_version
 from ag_ui.core.version import SPOKEN_PROTOCOL_VERSION
 from ag_ui.encoder.sse_decoder import DEFAULT_MAX_EVENT_SIZE
 
-__all__ = ["HttpConfig", "ReconnectCallback", "Setting"]
+__all__ = ["HttpConfig", "HttpSettings", "ReconnectCallback", "Setting"]
 
 ReconnectCallback = Callable[[Reconnect], Union[Awaitable[None], None]]
 """Told (sync or async) about each reconnect attempt before it is made."""
@@ -98,3 +98,53 @@ class Setting(Generic[_T]):
     def __set__(self, holder: _HasConfig, value: _T) -> None:
         changes: dict[str, Any] = {self.name: value}
         holder.config = dataclasses.replace(holder.config, **changes)
+
+
+class HttpSettings:
+    """``HttpAgent``'s settings: each a field of its ``config``, read from it and replaced in
+    it when assigned (a run under way keeps the config it started with)."""
+
+    config: HttpConfig
+
+    url: Setting[str] = Setting()
+    timeout: Setting[float] = Setting()
+    idle_timeout: Setting[Optional[float]] = Setting()
+    proto: Setting[bool] = Setting()
+    max_event_size: Setting[int] = Setting()
+    strict: Setting[bool] = Setting()
+    strict_draft: Setting[bool] = Setting()
+    reconnect: Setting[ReconnectPolicy] = Setting()
+    on_reconnect: Setting[Optional[ReconnectCallback]] = Setting()
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """Sent with every request (read-only; assign a new mapping to change them)."""
+        return self.config.headers
+
+    @headers.setter
+    def headers(self, headers: Mapping[str, str]) -> None:
+        self.config = dataclasses.replace(self.config, headers=dict(headers))
+
+    @property
+    def max_protocol_version(self) -> str:
+        """The peer ceiling (``ag_ui.client.versions``); ``"1.1"`` unless pinned lower."""
+        return self.config.max_protocol_version
+
+    @max_protocol_version.setter
+    def max_protocol_version(self, version: str) -> None:
+        # HttpConfig checks it: a ValueError leaves the configuration as it was.
+        self.config = dataclasses.replace(self.config, max_protocol_version=version)
+
+    @property
+    def debug(self) -> DebugConfig:
+        """What the agent logs (``ag_ui.client.debug``); assign any ``debug=`` option."""
+        return self.config.debug
+
+    @debug.setter
+    def debug(self, option: DebugOption) -> None:
+        self.config = dataclasses.replace(self.config, debug=resolve_debug(option))
+
+    @property
+    def debug_log(self) -> Optional[DebugLog]:
+        """The debug logger the configuration asks for (``None`` when nothing is logged)."""
+        return self.config.debug_log

@@ -16,6 +16,9 @@ of the sub-resources' names is that sub-resource, any other path is the run (the
 through was the run's). Servers differ in whether ``path`` still holds ``root_path``
 (Starlette's ``Mount`` and uvicorn's ``--root-path`` keep it; older frameworks cut it off):
 both are understood.
+
+Also here: the JSON 404 of a sub-resource the endpoint does not have, and the ``__signature__``
+that stops FastAPI taking the endpoint for a path operation function.
 """
 
 from __future__ import annotations
@@ -24,9 +27,20 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Literal, Optional
 
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["SUB_RESOURCES", "SubResource", "relative_path", "serve_lifespan", "sub_resource"]
+from ag_ui.core.errors import RequestRejectedError
+from ag_ui.server._asgi import send_error
+
+__all__ = [
+    "SUB_RESOURCES",
+    "NotAPathOperation",
+    "SubResource",
+    "not_found",
+    "relative_path",
+    "serve_lifespan",
+    "sub_resource",
+]
 
 SubResource = Literal["capabilities", "connect", "health", "tap", "threads"]
 SUB_RESOURCES: tuple[SubResource, ...] = ("capabilities", "connect", "health", "tap", "threads")
@@ -75,3 +89,26 @@ async def serve_lifespan(
         while (await receive())["type"] != "lifespan.shutdown":
             pass
     await send({"type": "lifespan.shutdown.complete"})
+
+
+def not_found(message: str) -> ASGIApp:
+    """An ASGI endpoint answering a JSON 404 with ``message``."""
+
+    async def endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        await send_error(send, RequestRejectedError(404, "not_found", message))
+
+    return endpoint
+
+
+class NotAPathOperation:
+    """``AgentEndpoint.__signature__``: nothing for the class (``inspect.signature`` then reads
+    ``__init__``), a ``TypeError`` naming the ways that work for an endpoint object."""
+
+    def __get__(self, instance: object, owner: Optional[type] = None) -> None:
+        if instance is None:
+            return None
+        raise TypeError(
+            "an AgentEndpoint is an ASGI app, not a FastAPI path operation function: use "
+            "app.mount(path, endpoint), app.add_route(path, endpoint, methods=['POST']) or "
+            "app.router.routes.extend(endpoint.routes(path)) (docs/server.md, 'Mounting it')"
+        )

@@ -9,84 +9,52 @@
 >>> # fastapi_app.add_route("/agent", endpoint, methods=["POST"])
 >>> # Starlette(routes=endpoint.routes("/agent"))
 >>> # fastapi_app.router.routes.extend(endpoint.routes("/agent"))
+
+The endpoint holds the options and dispatches; a run request is ``_run_request``'s, the
+capabilities ``_capabilities``', connect ``_connect``'s, threads ``_thread_endpoints``'.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import logging
-import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
+from typing import TYPE_CHECKING, Optional, TypedDict, Union
 
-import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ag_ui.core.capabilities import AgentCapabilities
-from ag_ui.core.errors import (
-    AGUIValidationError,
-    RequestRejectedError,
-    StoreFullError,
-    StoreUnavailableError,
-)
-from ag_ui.core.events import BaseEvent
-from ag_ui.core.types import RunAgentInput
-from ag_ui.encoder import EventEncoder
+from ag_ui.core.errors import StoreUnavailableError
 from ag_ui.server._access import AccessControl, Authorize, Principal, default_principal
-from ag_ui.server._asgi import read_body, send_error, send_json
+from ag_ui.server._asgi import send_error
+from ag_ui.server._capabilities import CapabilitiesEndpoint, CapabilitiesSource
 from ag_ui.server._connect import ConnectEndpoint
-from ag_ui.server._detached import DetachedRuns, run_detached
-from ag_ui.server._downgrade import downgrading_sink
-from ag_ui.server._failures import (
-    lifespan_not_run,
-    runs_not_started,
-    store_full,
-    store_unavailable,
-    thread_store_unavailable,
-)
-from ag_ui.server._guard import RunGuard
+from ag_ui.server._detached import DetachedRuns
 from ag_ui.server._health import DEFAULT_READY_TIMEOUT, HealthEndpoint, Ping
 from ag_ui.server._local_guard import LocalGuard
-from ag_ui.server._release import release
-from ag_ui.server._replay import RESUME_AFTER_HEADER, RESUME_KEY_HEADER, live_frames
-from ag_ui.server._request import (
-    DEFAULT_BODY_TIMEOUT,
-    DEFAULT_MAX_BODY_SIZE,
-    check_content_type,
-    check_declared_size,
-    check_method,
-    rejection_for,
+from ag_ui.server._request import DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_SIZE
+from ag_ui.server._routing import (
+    NotAPathOperation,
+    SubResource,
+    not_found,
+    relative_path,
+    serve_lifespan,
+    sub_resource,
 )
-from ag_ui.server._response import Producer, Put, pump, stream_response
-from ag_ui.server._routing import SubResource, relative_path, serve_lifespan, sub_resource
-from ag_ui.server._runner import Agent, run_agent
-from ag_ui.server._sliced_parse import parse_run_input
-from ag_ui.server._store_writer import LiveFeed, StoreWriter
+from ag_ui.server._run_request import serve_run
+from ag_ui.server._runner import Agent
 from ag_ui.server._tap import Tap
 from ag_ui.server._thread_endpoints import ThreadsEndpoint
-from ag_ui.server._threads import ThreadKeeper, ThreadRecorder
-from ag_ui.server._time_limit import run_within
+from ag_ui.server._threads import ThreadKeeper
 from ag_ui.store import RunStore, ThreadStore
-from ag_ui.telemetry import _switch as telemetry_switch
-from ag_ui.telemetry._propagation import TRACE_ID_HEADER, key_with_span
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ag_ui.telemetry._run import RunTelemetry
-
 __all__ = ["DEFAULT_KEEPALIVE", "AgentEndpoint", "Authorize", "CapabilitiesSource", "create_app"]
 
 logger = logging.getLogger("ag_ui.server")
-
-CapabilitiesSource = Union[
-    AgentCapabilities, Callable[[], Union[AgentCapabilities, Awaitable[AgentCapabilities]]]
-]
 
 DEFAULT_KEEPALIVE = 15.0
 
@@ -112,27 +80,6 @@ class EndpointOptions(TypedDict, total=False):
     shutdown_grace: float
     ready_timeout: float
     allowed_hosts: Sequence[str]
-
-
-async def _capabilities_of(source: CapabilitiesSource) -> AgentCapabilities:
-    if isinstance(source, AgentCapabilities):
-        return source
-    produced = source()
-    return await produced if inspect.isawaitable(produced) else produced
-
-
-class _NotAPathOperation:
-    """``AgentEndpoint.__signature__``: nothing for the class (``inspect.signature`` then reads
-    ``__init__``), a ``TypeError`` naming the ways that work for an endpoint object."""
-
-    def __get__(self, instance: object, owner: Optional[type] = None) -> None:
-        if instance is None:
-            return None
-        raise TypeError(
-            "an AgentEndpoint is an ASGI app, not a FastAPI path operation function: use "
-            "app.mount(path, endpoint), app.add_route(path, endpoint, methods=['POST']) or "
-            "app.router.routes.extend(endpoint.routes(path)) (docs/server.md, 'Mounting it')"
-        )
 
 
 class AgentEndpoint:
@@ -285,7 +232,7 @@ class AgentEndpoint:
     # FastAPI's add_api_route / @app.post read an endpoint's signature to parse the request
     # into its parameters; given this ASGI app they would answer every run with a 422 about
     # query parameters "receive" and "send". Reading it fails instead, where the route is made.
-    __signature__ = _NotAPathOperation()
+    __signature__ = NotAPathOperation()
 
     def routes(self, path: str = "/agent") -> list[BaseRoute]:
         """Starlette routes: ``POST path``, ``GET path/health[/ready]`` and, with capabilities,
@@ -396,7 +343,7 @@ class AgentEndpoint:
                 await send_error(send, refusal)
                 return
         if name is None:
-            await self._serve_run(scope, receive, send)
+            await serve_run(self, scope, receive, send)
         else:
             await self._sub_resource(name, scope)(scope, receive, send)
 
@@ -409,16 +356,16 @@ class AgentEndpoint:
             return self.capabilities_endpoint  # a JSON 404 of its own without capabilities
         if name == "connect":
             if self.store is None and self.threads is None:
-                return _not_found("this agent keeps no runs to connect to (it has no store)")
+                return not_found("this agent keeps no runs to connect to (it has no store)")
             return self.connect_endpoint
         if name == "threads":
             if self.threads is None:
-                return _not_found(
+                return not_found(
                     "this agent keeps no threads (AgentEndpoint(threads=...) turns it on)"
                 )
             return self.threads_endpoint
         if self.tap is None:
-            return _not_found("the inspector tap is off (AgentEndpoint(tap=True) turns it on)")
+            return not_found("the inspector tap is off (AgentEndpoint(tap=True) turns it on)")
         mount_point = scope.get("root_path", "") + relative_path(scope).rstrip("/")
         self._announce_tap(mount_point)
         return self.tap.endpoint(self.access.authorize)
@@ -429,227 +376,6 @@ class AgentEndpoint:
         if self.tap is not None and not self._tap_announced:
             self._tap_announced = True
             self.tap.announce(path)
-
-    async def _serve_run(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """``POST``: check the request, run the agent, stream its events."""
-        if self.tap is not None:
-            receive, send = self.tap.observe(scope, receive, send)
-        request = Request(scope)
-        try:
-            check_method(request.method, "POST")
-            auth = await self.access.authorize(request)
-            check_content_type(request.headers.get("content-type"))
-            check_declared_size(request.headers, self.max_body_size)
-            body = await read_body(receive, self.max_body_size, self.body_timeout)
-            if body is None:
-                return  # the client left while sending
-            try:
-                run_input = await parse_run_input(body, max_messages=self.max_messages)
-            except AGUIValidationError as exc:
-                raise rejection_for(exc) from None
-            del body  # a large body is not kept for the length of the run
-            encoder = EventEncoder(accept=request.headers.get("accept"))
-            recorder: Optional[ThreadRecorder] = None
-            if self.thread_keeper is not None:
-                run_input, recorder = await self._thread_of(run_input, auth)
-            telemetry = telemetry_switch.current
-            spans: Optional[RunTelemetry] = None
-            if telemetry is not None:
-                spans = telemetry.start_run(
-                    agent_name=self.agent_name,
-                    thread_id=run_input.thread_id,
-                    run_id=run_input.run_id,
-                    headers=request.headers,
-                    detached=self.store is not None,
-                )
-            if self.store is not None:
-                try:
-                    key, feed = await self._create_detached(
-                        self.store,
-                        request,
-                        run_input,
-                        auth,
-                        recorder,
-                        spans,
-                        protobuf=encoder.is_protobuf,
-                    )
-                except RequestRejectedError as rejection:
-                    if spans is not None:
-                        spans.refused(rejection.code, rejection.message)
-                    raise
-        except RequestRejectedError as rejection:
-            await send_error(send, rejection)
-            return
-        if self.store is not None:
-            # Detached: the run goes on without this response, which reads it as it is stored.
-            produce = pump(live_frames(feed, self.store, key, encoder))
-            headers = {RESUME_KEY_HEADER: key, RESUME_AFTER_HEADER: "0"}
-        else:
-            # Bound to the request: the client leaving cancels the agent.
-            produce = self._bound_run(encoder, request, run_input, auth, recorder, spans)
-            headers = {}
-        if spans is None:
-            await stream_response(
-                receive, send, produce, encoder=encoder, keepalive=self.keepalive, headers=headers
-            )
-        else:
-            assert telemetry is not None
-            headers[TRACE_ID_HEADER] = spans.trace_id
-            telemetry.streams(1)
-            try:
-                await stream_response(
-                    receive,
-                    send,
-                    produce,
-                    encoder=encoder,
-                    keepalive=self.keepalive,
-                    headers=headers,
-                )
-            finally:
-                telemetry.streams(-1)
-                if self.store is None:  # a response that ended before its run began (no-op
-                    spans.close()  # once the run closed it); a detached run closes its own
-        # This request's hold on the run input ends: a large input is freed in slices by its
-        # last holder (``_release``; for a detached run, this request or the run's task).
-        held = [run_input.messages]
-        del run_input, produce
-        await release(held)
-
-    async def _thread_of(
-        self, run_input: RunAgentInput, auth: Any
-    ) -> tuple[RunAgentInput, Optional[ThreadRecorder]]:
-        """The run input completed from the caller's stored thread, and its recorder."""
-        assert self.thread_keeper is not None
-        try:
-            return await self.thread_keeper.prepare(run_input, self.access.owner(auth))
-        except StoreUnavailableError as exc:
-            logger.error("thread store unreachable, run refused: %s", exc)
-            raise thread_store_unavailable() from None
-
-    def _bound_run(
-        self,
-        encoder: EventEncoder,
-        request: Request,
-        run_input: RunAgentInput,
-        auth: Any,
-        recorder: Optional[ThreadRecorder],
-        spans: Optional[RunTelemetry],
-    ) -> Producer:
-        """The run as the producer of its own response: each guarded event is encoded and put
-        as it comes (no store, no batching)."""
-        encode = encoder.encode_binary if encoder.is_protobuf else encoder.encode_sse
-
-        async def produce(put: Put) -> None:
-            async def encoding_sink(events: list[BaseEvent]) -> None:
-                for event in events:
-                    await put(encode(event))
-
-            sink = downgrading_sink(encoding_sink, run_input, enabled=self.downgrade_older_clients)
-            if spans is not None:  # sees what the client is sent, before any downgrade
-                if sink is encoding_sink:  # a 1.0 client: observed in the encoding sink itself
-                    observe = spans.observe
-
-                    async def observed_encoding_sink(events: list[BaseEvent]) -> None:
-                        # One coroutine call per event less than a wrapper around the sink.
-                        observe(events)
-                        for event in events:
-                            await put(encode(event))
-
-                    sink = observed_encoding_sink
-                else:
-                    sink = spans.wrap(sink)
-            if recorder is not None:
-                sink = recorder.wrap(sink)
-            guard = RunGuard(run_input, verify=self.verify)
-            run = functools.partial(
-                run_agent,
-                self.agent,
-                run_input,
-                sink,
-                verify=self.verify,
-                debug=self.debug,
-                auth=auth,
-                request=request,
-                guard=guard,
-            )
-            left = False
-            try:
-                if spans is not None:
-                    with spans.activate():
-                        if self.run_timeout is None:
-                            await run()  # (one frame less to resume, as below)
-                        else:
-                            await run_within(
-                                self.run_timeout, run, guard, sink, name=run_input.run_id
-                            )
-                elif self.run_timeout is None:
-                    await run()  # one frame less for the loop to resume each time the agent awaits
-                else:
-                    await run_within(self.run_timeout, run, guard, sink, name=run_input.run_id)
-            except anyio.get_cancelled_exc_class():
-                left = True  # the client left (or the server is shutting down)
-                raise
-            finally:
-                if recorder is not None:
-                    await recorder.close()
-                if spans is not None:
-                    spans.close(disconnected=left)
-
-        return produce
-
-    async def _create_detached(
-        self,
-        store: RunStore,
-        request: Request,
-        run_input: RunAgentInput,
-        auth: Any,
-        recorder: Optional[ThreadRecorder],
-        spans: Optional[RunTelemetry],
-        *,
-        protobuf: bool,
-    ) -> tuple[str, LiveFeed]:
-        """Register the run under a fresh unguessable key and start it; returns the key and
-        a feed of its events as they are stored (for this request's response; ``protobuf``:
-        the feed carries the models, which protobuf frames are made from)."""
-        if self.draining or not self.detached_runs.running:
-            if self.detached_runs.served:
-                raise runs_not_started()  # the app is shutting down
-            rejection = lifespan_not_run()
-            logger.error("run refused: %s", rejection.message)
-            raise rejection
-        # The key, not the client's runId, names the stored run: clients cannot pick or guess it.
-        key = secrets.token_urlsafe(18)
-        if spans is not None:  # readers on any worker continue the run's trace (_propagation)
-            key = key_with_span(key, *spans.span_ids)
-        try:
-            await store.create(key, run_input.thread_id, owner=self.access.owner(auth))
-        except StoreFullError as exc:
-            logger.warning("run store full, run refused: %s", exc)
-            raise store_full() from None
-        except StoreUnavailableError as exc:
-            logger.error("run store unreachable, run refused: %s", exc)
-            raise store_unavailable() from None
-        writer = StoreWriter(store, key)
-        feed = writer.attach(events=protobuf)
-        self.detached_runs.start(
-            functools.partial(
-                run_detached,
-                store,
-                key,
-                writer,
-                self.agent,
-                [run_input],  # taken out by the run, so that this partial does not keep it
-                run_ttl=self.run_ttl,
-                verify=self.verify,
-                debug=self.debug,
-                auth=auth,
-                request=request,
-                downgrade=self.downgrade_older_clients,
-                recorder=recorder,
-                spans=spans,
-            )
-        )
-        return key, feed
 
     @property
     def health_endpoint(self) -> HealthEndpoint:
@@ -664,9 +390,9 @@ class AgentEndpoint:
         return HealthEndpoint(pings, lambda: self.draining, timeout=self.ready_timeout)
 
     @property
-    def capabilities_endpoint(self) -> _CapabilitiesEndpoint:
+    def capabilities_endpoint(self) -> CapabilitiesEndpoint:
         """The ASGI endpoint for ``GET <path>/capabilities`` (``routes()`` mounts it for you)."""
-        return _CapabilitiesEndpoint(self)
+        return CapabilitiesEndpoint(self.access, lambda: self.capabilities)
 
     @property
     def connect_endpoint(self) -> ConnectEndpoint:
@@ -691,41 +417,6 @@ class AgentEndpoint:
         if self.threads is None:
             raise RuntimeError("the threads endpoint needs AgentEndpoint(threads=...)")
         return ThreadsEndpoint(self.threads, self.access, public=self.public_thread_history)
-
-
-def _not_found(message: str) -> ASGIApp:
-    """An ASGI endpoint answering a JSON 404 with ``message``."""
-
-    async def endpoint(scope: Scope, receive: Receive, send: Send) -> None:
-        await send_error(send, RequestRejectedError(404, "not_found", message))
-
-    return endpoint
-
-
-class _CapabilitiesEndpoint:
-    """``GET <path>/capabilities``: the agent's ``AgentCapabilities`` as JSON.
-
-    A class (not a bound method) so Starlette treats it as a raw ASGI app.
-    """
-
-    def __init__(self, endpoint: AgentEndpoint) -> None:
-        self._endpoint = endpoint
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope)
-        try:
-            if request.method != "HEAD":
-                check_method(request.method, "GET")
-            await self._endpoint.access.authorize(request)
-            source = self._endpoint.capabilities
-            if source is None:
-                raise RequestRejectedError(404, "not_found", "this agent declares no capabilities")
-            capabilities = await _capabilities_of(source)
-        except RequestRejectedError as rejection:
-            await send_error(send, rejection)
-            return
-        body = capabilities.model_dump_json(by_alias=True).encode()
-        await send_json(send, 200, body)
 
 
 def create_app(

@@ -6,9 +6,10 @@ use. Every save is one transaction: the thread row is inserted if new and locked
 leaves the previous version whole (PostgreSQL rolls back a transaction whose client vanished).
 
 Tables are prefixed ``ag_ui_`` so that the store can share a database with an application. The
-schema version lives in ``ag_ui_schema``; ``_MIGRATIONS`` holds one script per version, applied in
-one transaction under ``pg_advisory_xact_lock``, so that several processes starting at once
-migrate once and the others wait for it. A database migrated by a newer SDK is refused.
+schema version lives in ``ag_ui_schema``; ``_postgres_schema`` holds one script per version,
+applied in one transaction under ``pg_advisory_xact_lock``, so that several processes starting at
+once migrate once and the others wait for it. A database migrated by a newer SDK is refused.
+The connections' setup, check and messages are ``_postgres_connection``'s.
 
 Messages and state are stored as ``TEXT`` holding wire JSON rather than ``JSONB``: a load hands
 the text straight to pydantic's ``validate_json`` (one C pass for 10,000 messages), where JSONB
@@ -17,19 +18,24 @@ would be re-printed by the server and parsed twice on the client.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import select
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Optional, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
 
 from ag_ui.core.errors import StoreUnavailableError, ThreadNotFoundError
 from ag_ui.core.types import Message
+from ag_ui.store._postgres_connection import (
+    check_connection,
+    configure_connection,
+    one_line,
+    redacted_url,
+    rolled_back_on_error,
+)
+from ag_ui.store._postgres_schema import SCHEMA_VERSION, migrate
 from ag_ui.store._priority_gate import PriorityGate
 from ag_ui.store._thread_base import (
     DEFAULT_PAGE_SIZE,
@@ -51,42 +57,6 @@ __all__ = ["SCHEMA_VERSION", "PostgresThreadStore", "redacted_url"]
 
 _T = TypeVar("_T")
 
-_MIGRATIONS: tuple[str, ...] = (
-    # 1: threads with their conversation as wire JSON, and one row per run.
-    """
-    CREATE TABLE ag_ui_threads (
-        thread_id     TEXT PRIMARY KEY,
-        owner         TEXT,
-        title         TEXT,
-        default_title TEXT NOT NULL,
-        created_at    DOUBLE PRECISION NOT NULL,
-        updated_at    DOUBLE PRECISION NOT NULL,
-        message_count INTEGER NOT NULL,
-        run_count     INTEGER NOT NULL,
-        version       INTEGER NOT NULL,
-        messages      TEXT NOT NULL,
-        state         TEXT NOT NULL
-    );
-    CREATE INDEX ag_ui_threads_by_owner ON ag_ui_threads (owner, updated_at DESC, thread_id);
-    CREATE TABLE ag_ui_thread_runs (
-        thread_id   TEXT NOT NULL REFERENCES ag_ui_threads (thread_id) ON DELETE CASCADE,
-        seq         INTEGER NOT NULL,
-        run_id      TEXT NOT NULL,
-        outcome     TEXT NOT NULL,
-        started_at  DOUBLE PRECISION NOT NULL,
-        finished_at DOUBLE PRECISION NOT NULL,
-        error_code  TEXT,
-        usage       TEXT,
-        PRIMARY KEY (thread_id, seq)
-    );
-    """,
-)
-SCHEMA_VERSION = len(_MIGRATIONS)
-"""The schema version this SDK writes (``ag_ui_schema``'s row for ``threads``)."""
-
-# Any fixed 64-bit number: the advisory lock every process migrating this schema takes.
-_MIGRATION_LOCK = 0x4147_5549_5448_5244  # "AGUITHRD"
-
 
 def _owner_is(owner: Optional[str]) -> tuple[str, tuple[Any, ...]]:
     """``owner = %s``, or ``owner IS NULL`` for anonymous threads: ``IS NOT DISTINCT FROM``
@@ -94,83 +64,6 @@ def _owner_is(owner: Optional[str]) -> tuple[str, tuple[Any, ...]]:
     if owner is None:
         return "owner IS NULL", ()
     return "owner = %s", (owner,)
-
-
-def redacted_url(url: str) -> str:
-    """The URL without its password (in the user part or a ``password=`` parameter), for
-    error messages and logs."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, host = netloc.rsplit("@", 1)
-        if ":" in user:
-            user = user.split(":", 1)[0] + ":***"
-        netloc = f"{user}@{host}"
-    query = parts.query
-    if "password" in query:
-        query = urlencode(
-            [(k, "***" if k == "password" else v) for k, v in parse_qsl(query)], safe="*"
-        )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, TimeoutError):
-        return "no answer in time"  # the call's own deadline; the bounds follow in the message
-    # libpq's messages span lines ("connection failed: ...\n\tIs the server running ..."); an
-    # error of this SDK is one line.
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-async def _configure(db: AsyncConnection[tuple[Any, ...]]) -> None:
-    # Times are DOUBLE PRECISION and come back as text (the runs inside JSON too): with
-    # extra_float_digits at 1 or more PostgreSQL prints the shortest exact form, whatever the
-    # server's own setting, so a time loads as the very float that was saved.
-    await db.execute("SET extra_float_digits = 1")
-
-
-def _has_input(db: AsyncConnection[tuple[Any, ...]]) -> bool:
-    """Whether an idle connection's socket is readable. The server sends an idle connection
-    nothing unasked but what it says before closing it (a FATAL at shutdown or for a
-    terminated backend, then EOF), a NOTICE or a parameter change."""
-    if db.closed:
-        return True
-    fd = db.pgconn.socket
-    if hasattr(select, "poll"):  # poll, not select: a worker's descriptors pass 1,024
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        return bool(poller.poll(0))
-    return bool(select.select([fd], [], [], 0)[0])  # pragma: no cover - Windows
-
-
-async def _check(db: AsyncConnection[tuple[Any, ...]]) -> None:
-    """psycopg_pool's check of a connection before it is handed over, paying its round trip
-    only when the socket has something to read: a connection the server dropped has its
-    goodbye (or EOF) waiting. A round trip is a turn of the event loop while the connection is
-    held, and a loop streaming hundreds of runs turns every few tens of milliseconds."""
-    from psycopg_pool import AsyncConnectionPool
-
-    if _has_input(db):
-        await AsyncConnectionPool.check_connection(db)
-
-
-@contextlib.asynccontextmanager
-async def _rolled_back_on_error(db: AsyncConnection[tuple[Any, ...]]) -> AsyncIterator[None]:
-    """A save's transaction is opened with a ``BEGIN`` statement (see ``save``): when an error
-    leaves it open or aborted, roll it back before the connection goes back to the pool. (A
-    cancelled call leaves the connection mid-query, which the pool closes: the server then
-    rolls back on its own.)"""
-    try:
-        yield
-    except Exception:
-        from psycopg import pq
-
-        if db.info.transaction_status in (
-            pq.TransactionStatus.INTRANS,
-            pq.TransactionStatus.INERROR,
-        ):
-            await db.rollback()
-        raise
 
 
 class PostgresThreadStore(ThreadStore):
@@ -224,7 +117,7 @@ class PostgresThreadStore(ThreadStore):
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
         return StoreUnavailableError(
-            f"the thread database {redacted_url(self.url)} did not answer: {_one_line(exc)} "
+            f"the thread database {redacted_url(self.url)} did not answer: {one_line(exc)} "
             f"(timeout {self._timeout:g} s, connect_timeout {self._connect_timeout:g} s)"
         )
 
@@ -249,41 +142,15 @@ class PostgresThreadStore(ThreadStore):
             timeout=self._timeout,
             # A connection the database dropped (a restart) is found out before it is handed
             # over, so that one outage does not fail a call per pooled connection afterwards;
-            # only a connection with something to read pays the round trip (_check).
-            check=_check,
-            configure=_configure,
+            # only a connection with something to read pays the round trip (check_connection).
+            check=check_connection,
+            configure=configure_connection,
             open=False,
             name="ag_ui-threads",
         )
         await pool.open(wait=False)
         self._pool = pool
         return pool
-
-    async def _migrate(self, db: AsyncConnection[tuple[Any, ...]]) -> None:
-        async with db.transaction():
-            await db.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-            await db.execute(
-                "CREATE TABLE IF NOT EXISTS ag_ui_schema "
-                "(component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
-            )
-            cursor = await db.execute(
-                "SELECT version FROM ag_ui_schema WHERE component = 'threads'"
-            )
-            row = await cursor.fetchone()
-            version = row[0] if row is not None else 0
-            if version > SCHEMA_VERSION:
-                raise StoreUnavailableError(
-                    f"the thread database {redacted_url(self.url)} has schema version {version}, "
-                    f"newer than this SDK's {SCHEMA_VERSION}; upgrade ag-ui-sdk to open it"
-                )
-            for number in range(version, SCHEMA_VERSION):
-                await db.execute(_MIGRATIONS[number])
-            if version != SCHEMA_VERSION:
-                await db.execute(
-                    "INSERT INTO ag_ui_schema VALUES ('threads', %s) "
-                    "ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version",
-                    (SCHEMA_VERSION,),
-                )
 
     async def _run(
         self,
@@ -300,7 +167,7 @@ class PostgresThreadStore(ThreadStore):
                     if not self._migrated:
                         async with self._opening:
                             if not self._migrated:
-                                await self._migrate(db)
+                                await migrate(db, self.url)
                                 self._migrated = True
                     return await work(db)
         except (OperationalError, TimeoutError) as exc:
@@ -339,7 +206,7 @@ class PostgresThreadStore(ThreadStore):
             # committed between the insert and the lock leaves no row: save again, as a save
             # that came just after the delete would have.
             for _ in range(3):
-                async with _rolled_back_on_error(db), db.pipeline() as pipeline:
+                async with rolled_back_on_error(db), db.pipeline() as pipeline:
                     await db.execute("BEGIN")
                     await db.execute(
                         "INSERT INTO ag_ui_threads VALUES "
