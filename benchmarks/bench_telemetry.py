@@ -14,6 +14,14 @@ modes alternate for ``--rounds`` rounds and the best of each is kept.
 ``--instructions`` counts instructions with callgrind instead (valgrind): the run path in one
 process (``run_agent``, the guard and verifier, SSE encoding, telemetry wired as the endpoint
 wires it, no socket), which the machine's load does not change.
+
+``--paced`` counts, with callgrind, whole requests through ``create_app``'s ASGI app in process
+(uvloop, no socket), telemetry off and on, for issue 38's two shapes: the paced run (the agent
+awaits before each of 200 deltas, as a model's tokens arrive) and the demo's "weather in Paris"
+run (39 events: reasoning, two steps, a backend tool call, activity, a state delta, an answer).
+It prints instructions per run and the ratio on / off (target: <= 1.05).
+
+    .venv/bin/python benchmarks/bench_telemetry.py --paced
 """
 
 from __future__ import annotations
@@ -46,11 +54,25 @@ class _NoOpenTelemetry(importlib.abc.MetaPathFinder):
 
 def make_app(mode: str) -> Any:
     """The benchmark's app, with OpenTelemetry hidden, off or on (see the module docstring)."""
-    if mode == "not-installed":
-        sys.meta_path.insert(0, _NoOpenTelemetry())
+    switch_telemetry(mode)
     from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
     from ag_ui.server import create_app
 
+    async def agent(run_input: Any, ctx: Any) -> Any:
+        count = int((run_input.forwarded_props or {}).get("events", 100))
+        yield TextMessageStartEvent(message_id="msg-1", role="assistant")
+        for index in range(count):
+            yield TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
+        yield TextMessageEndEvent(message_id="msg-1")
+
+    return create_app(agent, keepalive=None)
+
+
+def switch_telemetry(mode: str) -> None:
+    """OpenTelemetry hidden from this process, left off, or on with the real SDK exporting
+    (see the module docstring)."""
+    if mode == "not-installed":
+        sys.meta_path.insert(0, _NoOpenTelemetry())
     if mode == "on":
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -71,15 +93,6 @@ def make_app(mode: str) -> Any:
         tracer_provider.add_span_processor(BatchSpanProcessor(Dropping()))
         meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
         telemetry.instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
-
-    async def agent(run_input: Any, ctx: Any) -> Any:
-        count = int((run_input.forwarded_props or {}).get("events", 100))
-        yield TextMessageStartEvent(message_id="msg-1", role="assistant")
-        for index in range(count):
-            yield TextMessageContentEvent(message_id="msg-1", delta=WORDS[index % len(WORDS)])
-        yield TextMessageEndEvent(message_id="msg-1")
-
-    return create_app(agent, keepalive=None)
 
 
 def serve(mode: str, port: int) -> None:
@@ -170,6 +183,93 @@ def instructions(mode: str, events: int, loops: int) -> int:
     return int(match.group(1))
 
 
+PACED_RUNS = 10
+SHAPES = {"paced-200": "paced run, 200 deltas", "demo-39": "demo, weather in Paris"}
+
+
+def paced_workload(mode: str, shape: str) -> Any:
+    """``PACED_RUNS`` requests of ``shape`` through the app's ASGI callable, one after another
+    on one uvloop loop, telemetry ``mode`` (``off`` or ``on``)."""
+    import json
+
+    import uvloop
+    from bench_server import _SCOPE, ours_app
+
+    switch_telemetry(mode)
+    if shape == "paced-200":
+        app = ours_app()
+        props = {"events": 200, "hold": 0, "paced": True}
+        messages: list[Any] = []
+    else:
+        from ag_ui.demo import create_demo_app
+
+        app = create_demo_app(delay=0.0, keepalive=None)
+        props = {}
+        messages = [{"id": "u-1", "role": "user", "content": "weather in Paris"}]
+    events: list[int] = []
+
+    async def one(run_id: str) -> None:
+        body = json.dumps(
+            {"threadId": "thread-1", "runId": run_id, "messages": messages, "forwardedProps": props}
+        ).encode()
+        done = asyncio.Event()
+        received: list[bytes] = []
+        sent: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            if not received:
+                received.append(body)
+                return {"type": "http.request", "body": body, "more_body": False}
+            await done.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message.get("body", b""))
+
+        await app(_SCOPE, receive, send)
+        done.set()
+        response = b"".join(sent)
+        if b"RUN_FINISHED" not in response:
+            raise RuntimeError(f"{shape}: an incomplete run: {response[-300:]!r}")
+        events.append(response.count(b"\ndata: ") + response.startswith(b"data: "))
+
+    async def runs() -> None:
+        for index in range(PACED_RUNS):
+            await one(f"r{index}")
+
+    def run() -> None:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(runs())
+
+    run.events = events  # type: ignore[attr-defined]
+    return run
+
+
+def main_paced() -> None:
+    """Instructions per request of each shape, telemetry off and on (callgrind, one process
+    each), and the ratio on / off."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import instruction_guard
+
+    print(
+        f"instructions per run (callgrind, {PACED_RUNS} runs through create_app's ASGI app in"
+        " process, uvloop;\ntelemetry on: the SDK's TracerProvider + BatchSpanProcessor, a"
+        " MeterProvider + reader)"
+    )
+    print(f"{'shape':<28} {'off':>12} {'on':>12} {'on / off':>9}")
+    for shape, label in SHAPES.items():
+        counts = {}
+        for mode in ("off", "on"):
+            flag = f"--paced-worker {mode} {shape}"
+            (total,) = instruction_guard.callgrind_totals(__file__, flag, 1)
+            counts[mode] = total / PACED_RUNS
+        print(
+            f"{label:<28} {counts['off']:>12,.0f} {counts['on']:>12,.0f}"
+            f" {counts['on'] / counts['off']:>9.3f}"
+        )
+    print("target (issue 38): on / off <= 1.05 for both")
+
+
 def main_instructions(events: int) -> None:
     """Instructions per event and per 20-event run, each the difference between a process
     making 3 runs and one making 1 (start-up and set-up cancel); steady under load."""
@@ -249,7 +349,17 @@ def main() -> None:
     parser.add_argument("--port", type=int)
     parser.add_argument("--instructions", action="store_true", help="count with callgrind")
     parser.add_argument("--instruction-worker", nargs=3, metavar=("MODE", "EVENTS", "LOOPS"))
+    parser.add_argument("--paced", action="store_true", help="issue 38's shapes, callgrind")
+    parser.add_argument("--paced-worker", nargs=2, metavar=("MODE", "SHAPE"))
     args = parser.parse_args()
+    if args.paced_worker:
+        import instruction_guard
+
+        instruction_guard.between_markers({"run": paced_workload(*args.paced_worker)})
+        return
+    if args.paced:
+        main_paced()
+        return
     if args.instruction_worker:
         mode, events, loops = args.instruction_worker
         instruction_worker(mode, int(events), int(loops))

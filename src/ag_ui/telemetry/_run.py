@@ -65,6 +65,7 @@ class RunTelemetry:
             },
         )
         self._agent_name = agent_name
+        self._agent_attributes = {"gen_ai.agent.name": agent_name}
         self._started = time.perf_counter()
         self._events = 0
         self._awaiting_first = True
@@ -97,15 +98,20 @@ class RunTelemetry:
 
     def observe(self, events: list[BaseEvent]) -> None:
         """Feed a batch of the run's events, as the client is sent them."""
+        # Called for every event of a paced run (each its own batch): kept to a count, a flag
+        # and one dictionary lookup by class per event (a chain of ``event.type ==
+        # EventType.X`` comparisons cost a microsecond per event).
         self._events += len(events)
         if self._awaiting_first and self._events > 1:  # the first after RUN_STARTED
             self._awaiting_first = False
             self._first_event()
-        get = _HANDLERS.get
+        if len(events) == 1:  # a paced run's every batch: no loop to set up
+            handler = _handler_of(type(events[0]))
+            if handler is not None:
+                handler(self, events[0])
+            return
         for event in events:
-            # Per event, one dictionary lookup by class: a chain of ``event.type ==
-            # EventType.X`` comparisons cost a microsecond per event.
-            handler = get(type(event))
+            handler = _handler_of(type(event))
             if handler is not None:
                 handler(self, event)
 
@@ -113,15 +119,17 @@ class RunTelemetry:
         """``sink`` with every batch observed first (see the module docstring)."""
         observe = self.observe
 
-        async def observed(events: list[BaseEvent]) -> None:
+        # Not a coroutine function: it observes, then hands back the sink's own awaitable,
+        # which the caller awaits (a wrapper coroutine per event cost more than observing).
+        def observed(events: list[BaseEvent]) -> Awaitable[None]:
             observe(events)
-            await sink(events)
+            return sink(events)
 
         return observed
 
     def _first_event(self) -> None:
         self._instruments.time_to_first_event.record(
-            time.perf_counter() - self._started, {"gen_ai.agent.name": self._agent_name}
+            time.perf_counter() - self._started, self._agent_attributes
         )
 
     def _step_started(self, event: BaseEvent) -> None:
@@ -207,7 +215,7 @@ class RunTelemetry:
             self._outcome = "cancelled"
         if disconnected:
             self.span.add_event("ag_ui.client_disconnected")
-            self._instruments.disconnects.add(1, {"gen_ai.agent.name": self._agent_name})
+            self._instruments.disconnects.add(1, self._agent_attributes)
         self.span.set_attribute("ag_ui.outcome", self._outcome)
         self.span.set_attribute("ag_ui.events", self._events)
         attributes: dict[str, Any] = {
@@ -217,7 +225,7 @@ class RunTelemetry:
         if self._error_code is not None:
             attributes["error.type"] = self._error_code
         self._instruments.run_duration.record(time.perf_counter() - self._started, attributes)
-        self._instruments.run_events.record(self._events, {"gen_ai.agent.name": self._agent_name})
+        self._instruments.run_events.record(self._events, self._agent_attributes)
         self._instruments.active_runs -= 1
         self.span.end()
 
@@ -231,6 +239,8 @@ _HANDLERS: dict[type[BaseEvent], Callable[[RunTelemetry, BaseEvent], None]] = {
     RunErrorEvent: RunTelemetry._failed,
 }
 """What each event the run's tree cares about does; every other event is only counted."""
+
+_handler_of = _HANDLERS.get
 
 
 def reader_span(
