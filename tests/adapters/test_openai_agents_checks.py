@@ -13,10 +13,12 @@ from agents import Agent, function_tool
 from pydantic import BaseModel
 
 from ag_ui.adapters.openai_agents import OpenAIAgentsAgent
+from ag_ui.core.errors import RequestRejectedError
 from ag_ui.server import create_app
 from ag_ui.testing import AgentClient
 from tests.adapters import responses_script as script
-from tests.adapters.openai_agents_helpers import model, weather_agent
+from tests.adapters.openai_agents_helpers import Served, model, weather_agent
+from tests.providers.agui_server import AgentServer
 from tests.providers.fake_provider import RESPONSES, FakeProvider
 
 pytestmark = pytest.mark.anyio
@@ -131,3 +133,64 @@ async def test_two_resumes_at_once_run_the_approved_tool_once(fake: FakeProvider
     assert calls == ["Ann"]
     codes = sorted(str(r.run_error.code) if r.run_error else "finished" for r in results)
     assert codes == ["finished", "no_open_interrupt"]
+
+
+def _caller(request: Any) -> Any:
+    """The ``authorize`` hook of the next test: the caller named by a header, else 401."""
+    user = request.headers.get("x-user")
+    if not user:
+        raise RequestRejectedError(401, "unauthorized", "send x-user")
+    return {"user": user}
+
+
+async def test_an_approval_is_answered_only_by_the_caller_whose_run_stopped_on_it(
+    fake: FakeProvider,
+) -> None:
+    calls: list[str] = []
+
+    @function_tool(needs_approval=True)
+    def send_payment(to: str) -> str:
+        """Send a payment."""
+        calls.append(to)
+        return f"paid {to}"
+
+    fake.queue(
+        RESPONSES,
+        script.response(script.whole_call("fc_1", "call_p", "send_payment", {"to": "Ann"})),
+        script.response(script.text("m2", "Paid.")),
+    )
+    agent = Agent(name="payer", model=model(fake), tools=[send_payment])
+    with AgentServer(Served(agent), authorize=_caller) as server:
+        alice = AgentClient(url=server.url, headers={"x-user": "alice"})
+        mallory = AgentClient(url=server.url, headers={"x-user": "mallory"})
+        first = await alice.run("Pay Ann", thread_id="t", run_id="r1")
+        assert [i["id"] for i in first.interrupts] == ["call_p"]
+        history = {"messages": first.messages, "thread_id": "t", "resume": [approve("call_p")]}
+        # Another principal who learned the thread id (and the call id) answers the approval:
+        stolen = await mallory.run(run_id="r2", **history)
+        assert stolen.run_error is not None
+        assert stolen.run_error.code == "no_open_interrupt"
+        assert calls == []  # the tool did not run
+        assert len(fake.bodies(RESPONSES)) == 1  # nor did the model hear of it
+        # The owner's approval is still open: their resume runs the tool.
+        owned = await alice.run(run_id="r3", **history)
+    assert owned.run_error is None
+    assert owned.text == "Paid."
+    assert calls == ["Ann"]
+
+
+async def test_ctx_principal_is_the_principal_hook_applied_to_the_verdict() -> None:
+    seen: list[Any] = []
+
+    async def agent(run_input: Any, ctx: Any) -> None:
+        seen.append(ctx.principal)
+        await ctx.say("ok")
+
+    def principal(verdict: Any) -> Any:
+        return None if verdict is None else f"user:{verdict['user']}"
+
+    with AgentServer(agent, authorize=_caller, principal=principal) as server:
+        await AgentClient(url=server.url, headers={"x-user": "alice"}).run("hi")
+    with AgentServer(agent) as server:
+        await AgentClient(url=server.url).run("hi")
+    assert seen == ["user:alice", None]

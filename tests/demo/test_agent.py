@@ -364,3 +364,92 @@ async def test_the_clients_location_answer_continues_the_thread(
     events = await run_demo(None, state={}, messages=messages, tools=[LOCATION_DEFINITION])
     text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert text.startswith(said)
+
+
+ECHO_DEFINITION = {
+    "name": "show_text",
+    "description": "Shows a text",
+    "parameters": {"type": "object", "properties": {"text": {"type": "string"}}},
+}
+
+
+async def test_an_offered_tool_asked_for_is_called_with_its_json_arguments_left_pending() -> None:
+    events = await run_demo(
+        'Please call the show_text tool with {"text": "ping"}.', state={}, tools=[ECHO_DEFINITION]
+    )
+    [start] = [e for e in events if e["type"] == "TOOL_CALL_START"]
+    assert start["toolCallName"] == "show_text"
+    arguments = "".join(e["delta"] for e in events if e["type"] == "TOOL_CALL_ARGS")
+    assert arguments == '{"text":"ping"}'
+    assert not any(e["type"] == "TOOL_CALL_RESULT" for e in events)
+    assert events[-1]["type"] == "RUN_FINISHED"
+
+
+@pytest.mark.parametrize(
+    ("text", "tools", "said"),
+    [
+        ("call the show_text tool", [], "Your client did not offer a tool named show_text"),
+        (
+            "call the other tool with {}",
+            [ECHO_DEFINITION],
+            "Your client did not offer a tool named other (offered: show_text).",
+        ),
+        (
+            "call the show_text tool with {text: ping}",
+            [ECHO_DEFINITION],
+            "I did not call show_text: its arguments must be a JSON object (Expecting property",
+        ),
+    ],
+)
+async def test_a_tool_request_that_cannot_be_called_is_answered_in_text(
+    text: str, tools: list[dict[str, Any]], said: str
+) -> None:
+    events = await run_demo(text, state={}, tools=tools)
+    assert not any(e["type"] == "TOOL_CALL_START" for e in events)
+    answer = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert answer.startswith(said)
+
+
+@pytest.mark.parametrize(
+    ("content", "error", "said"),
+    [
+        ('{"text":"ping"}', None, 'show_text returned: {"text":"ping"}'),
+        ("", "the user closed it", "show_text failed: the user closed it"),
+    ],
+)
+async def test_the_tools_result_is_the_answer_and_the_tool_is_not_called_again(
+    content: str, error: str | None, said: str
+) -> None:
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "show_text", "arguments": '{"text":"ping"}'},
+    }
+    answer: dict[str, Any] = {"id": "t1", "role": "tool", "toolCallId": "c1", "content": content}
+    if error:
+        answer["error"] = error
+    messages = [
+        {"id": "u1", "role": "user", "content": 'call the show_text tool with {"text": "ping"}'},
+        {"id": "a1", "role": "assistant", "content": "Calling show_text.", "toolCalls": [call]},
+        answer,
+    ]
+    events = await run_demo(None, state={}, messages=messages, tools=[ECHO_DEFINITION])
+    assert not any(e["type"].startswith("TOOL_CALL") for e in events)
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == said
+
+
+async def test_a_user_message_sent_with_the_tools_result_is_answered_after_it() -> None:
+    """How ``agui validate``'s tools scenario answers: the tool message, then its message."""
+    call = {"id": "c1", "type": "function", "function": {"name": "show_text", "arguments": "{}"}}
+    messages = [
+        {"id": "u1", "role": "user", "content": "call the show_text tool"},
+        {"id": "a1", "role": "assistant", "content": "Calling show_text.", "toolCalls": [call]},
+        {"id": "t1", "role": "tool", "toolCallId": "c1", "content": '{"text":"ping"}'},
+        {"id": "u2", "role": "user", "content": "hi"},
+    ]
+    events = await run_demo(None, state={}, messages=messages, tools=[ECHO_DEFINITION])
+    assert not any(e["type"].startswith("TOOL_CALL") for e in events)
+    said = [text_of(events, e["messageId"]) for e in events if e["type"] == "TEXT_MESSAGE_START"]
+    assert said[0] == 'show_text returned: {"text":"ping"}'
+    assert said[1].startswith('Hello from the AG-UI demo agent! You said: "hi".')

@@ -1,15 +1,15 @@
 """``agui serve --langgraph MODULE:ATTRIBUTE``: a LangGraph graph of the user's as the agent.
 
-``MODULE`` is imported as Python imports it (the current directory first, so ``app:graph`` finds
-``./app.py``); ``ATTRIBUTE`` is a compiled graph, or a ``StateGraph`` builder, which is compiled
-here with an in-memory checkpointer (interrupts and resume work; the memory lasts the process).
+``ATTRIBUTE`` is a compiled graph, or a ``StateGraph`` builder, which is compiled here with an
+in-memory checkpointer (interrupts and resume work; the memory lasts the process). How the module
+is found: ``_user_module``.
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
 from typing import Any
+
+from ag_ui.cli._user_module import load_attribute
 
 __all__ = ["load_langgraph_agent"]
 
@@ -19,24 +19,7 @@ def load_langgraph_agent(spec: str) -> Any:
     what is wrong, ``ImportError`` naming the extra when LangGraph is missing."""
     from ag_ui.adapters.langgraph import LangGraphAgent
 
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise ValueError(
-            f"--langgraph takes MODULE:ATTRIBUTE (e.g. app:graph for the graph in ./app.py), "
-            f"not {spec!r}"
-        )
-    if "" not in sys.path:
-        sys.path.insert(0, "")  # as `python -m` does: the current directory's modules
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name.split(".")[0] and exc.name != module_name:
-            raise  # the module exists but imports something missing: its own traceback
-        raise ValueError(f"--langgraph: no module named {module_name!r}") from None
-    try:
-        graph = getattr(module, attribute)
-    except AttributeError:
-        raise ValueError(f"--langgraph: module {module_name!r} has no {attribute!r}") from None
+    graph = load_attribute("--langgraph", spec, "app:graph for the graph in ./app.py")
     if not hasattr(graph, "astream") and hasattr(graph, "compile"):
         from langgraph.checkpoint.memory import InMemorySaver
 
@@ -44,4 +27,4 @@ def load_langgraph_agent(spec: str) -> Any:
     try:
         return LangGraphAgent(graph)
     except TypeError as exc:
-        raise ValueError(f"--langgraph: {module_name}:{attribute} is not a graph ({exc})") from None
+        raise ValueError(f"--langgraph: {spec} is not a graph ({exc})") from None

@@ -78,6 +78,13 @@ def register(subparsers: Any) -> None:
         help="a LangGraph graph of yours instead of a model, e.g. app:graph for ./app.py "
         "(docs/langgraph.md; the langgraph extra)",
     )
+    source.add_argument(
+        "--openai-agents",
+        metavar="MODULE:AGENT",
+        help="an OpenAI Agents SDK agent of yours (an agents.Agent, or a function building one "
+        "from the run input) instead of a model, e.g. app:agent for ./app.py; its model reads "
+        "OPENAI_API_KEY and OPENAI_BASE_URL (docs/openai-agents.md; the openai-agents extra)",
+    )
     parser.add_argument(
         "--base-url",
         default=None,
@@ -215,6 +222,28 @@ def _app(
     return Starlette(routes=endpoint.routes("/agent"), lifespan=lifespan)
 
 
+def _extra(args: argparse.Namespace) -> str:
+    """The extra the served agent needs."""
+    if args.langgraph is not None:
+        return "langgraph"
+    if args.openai_agents is not None:
+        return "openai-agents"
+    return "anthropic" if (args.model or "").startswith("anthropic") else "openai"
+
+
+def _user_agent(args: argparse.Namespace) -> Any:
+    """The agent of ``--langgraph`` or ``--openai-agents`` (``None`` for ``--model``)."""
+    if args.langgraph is not None:
+        from ag_ui.cli._serve_langgraph import load_langgraph_agent
+
+        return load_langgraph_agent(args.langgraph)
+    if args.openai_agents is not None:
+        from ag_ui.cli._serve_openai_agents import load_openai_agents_agent
+
+        return load_openai_agents_agent(args.openai_agents)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
@@ -223,18 +252,21 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:  # a missing extra: a failure (exit 1), as for the other commands
         hint = str(exc)
         if "pip install" not in hint:  # our own modules name their extra; a bare import does not
-            extra = "anthropic" if (args.model or "").startswith("anthropic") else "openai"
+            extra = _extra(args)
             hint = (
                 f"this command needs its provider's extra: pip install 'ag-ui-sdk[{extra}]' ({exc})"
             )
         print(f"agui serve: {hint}", file=sys.stderr)
         return 1
     try:
-        if args.langgraph is not None:
-            from ag_ui.cli._serve_langgraph import load_langgraph_agent
-
-            agent: Any = load_langgraph_agent(args.langgraph)
-        else:
+        agent: Any = _user_agent(args)
+    except ImportError as exc:  # the adapter's extra, or what the user's module imports
+        print(f"agui serve: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        return _fail(str(exc))
+    try:
+        if agent is None:
             system = _system_prompt(args.system)
             options: dict[str, Any] = {}
             if args.timeout is not None:
@@ -261,7 +293,11 @@ def run(args: argparse.Namespace) -> int:
 
         store = CheckpointThreads(agent, store)  # a reload restores the graph's checkpoint
     _configure_logging(args.debug)
-    served = args.model or f"the LangGraph graph {args.langgraph}"
+    served = (
+        args.model
+        or (args.langgraph and f"the LangGraph graph {args.langgraph}")
+        or f"the OpenAI Agents SDK agent {args.openai_agents}"
+    )
     print(f"AG-UI agent for {served} on {url}. Ctrl-C stops it.")
     print(f"Capabilities: {url}/capabilities")
     print(f'Try:  agui run {url} -m "Hello!"')

@@ -15,6 +15,12 @@ It reacts to the last user message:
   get_location``): the run ends with the call pending; the client's tool message (the city, as
   text or ``{"city": ...}``) continues the thread with the weather there (a tool message with
   ``error`` set gets an apology). Without the tool offered, it says how to offer it;
+* ``call the <name> tool with {...}``: any frontend tool the client offers, called with those
+  JSON arguments (``{}`` without them); the run ends with the call pending, and the client's
+  tool message continues the thread with what the tool returned (the call is not made again;
+  a user message sent with the result is answered after it, as usual).
+  A tool the client did not offer, or arguments that are not a JSON object, get an answer
+  saying so. This is how ``agui validate``'s ``tools`` scenario is answered;
 * ``research <topic>``: a subagent that reasons and reports back;
 * ``crash``: the agent raises, to show the safe ``RUN_ERROR``;
 * anything else: a streamed greeting listing these.
@@ -40,6 +46,7 @@ from ag_ui.core import (
     RunError,
     Tool,
     ToolMessage,
+    UserMessage,
 )
 from ag_ui.server import RunContext
 
@@ -145,6 +152,38 @@ def _approval(content: object) -> bool | None:
     if isinstance(value, dict):
         value = value.get("approved")
     return value if isinstance(value, bool) else None
+
+
+_CALL_REQUEST = re.compile(
+    r"\bcall\s+(?:the\s+)?(?P<name>[A-Za-z_][\w.-]*)\s+tool\b(?:\s+with\s+(?P<args>\{.*\}))?",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _client_tool_answers(
+    messages: list[Message], own: set[str]
+) -> tuple[list[tuple[str, ToolMessage]], bool]:
+    """The tool messages that came back since the agent last spoke, answering calls of client
+    tools (not the demo's own, in ``own``: those have their handlers), each with the tool's
+    name; and whether a user message came with them (``agui validate`` sends one)."""
+    newest = len(messages)
+    while newest and isinstance(messages[newest - 1], UserMessage):
+        newest -= 1
+    first = newest
+    while first and isinstance(messages[first - 1], ToolMessage):
+        first -= 1
+    names = {
+        call.id: call.function.name
+        for message in messages[:first]
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls or []
+    }
+    answers: list[tuple[str, ToolMessage]] = []
+    for message in messages[first:newest]:
+        name = names.get(message.tool_call_id) if isinstance(message, ToolMessage) else None
+        if isinstance(message, ToolMessage) and name is not None and name not in own:
+            answers.append((name, message))
+    return answers, newest < len(messages)
 
 
 def _words(text: str) -> list[str]:
@@ -271,6 +310,36 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
             )
         )
 
+    async def call_offered(ctx: RunContext, run_input: RunAgentInput, request: Any) -> None:
+        name = request.group("name")
+        offered = [tool.name for tool in run_input.tools]
+        if name not in offered:
+            listed = ", ".join(offered) if offered else "none"
+            await ctx.say(
+                pieces(f"Your client did not offer a tool named {name} (offered: {listed}).")
+            )
+            return
+        try:
+            arguments = json.loads(request.group("args") or "{}")
+        except ValueError as exc:
+            arguments = exc
+        if not isinstance(arguments, dict):
+            await ctx.say(
+                pieces(f"I did not call {name}: its arguments must be a JSON object ({arguments}).")
+            )
+            return
+        said = await ctx.say(pieces(f"Calling {name}."))
+        # The client runs its tool: the run ends with the call pending, and the tool message
+        # the client sends back starts the next run (answered by ``tool_returned``).
+        await ctx.call_tool(name, arguments, parent_message_id=said)
+
+    async def tool_returned(ctx: RunContext, name: str, answer: ToolMessage) -> None:
+        if answer.error:
+            await ctx.say(pieces(f"{name} failed: {answer.error}"))
+            return
+        content = answer.content if isinstance(answer.content, str) else str(answer.content)
+        await ctx.say(pieces(f"{name} returned: {content}"))
+
     async def research(ctx: RunContext, text: str) -> None:
         topic = text.split("research", 1)[1].strip(" ?.!") or "AG-UI"
         async with ctx.subagent("researcher", description="Looks things up") as sub:
@@ -305,6 +374,13 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
         if location is not None:
             await located(ctx, location)
             return
+        returned, user_spoke = _client_tool_answers(
+            ctx.messages, {WEATHER_TOOL, BOOKING_TOOL, LOCATION_TOOL}
+        )
+        for name, answer in returned:
+            await tool_returned(ctx, name, answer)
+        if returned and not user_spoke:
+            return  # else the user's message sent with the results is answered too
         pending = pending_booking_calls(ctx.messages)
         if pending:
             # Interrupts must be answered before the thread moves on (PROTOCOL.md §2.6 rule 4).
@@ -317,6 +393,10 @@ def make_demo_agent(*, delay: float = 0.0) -> DemoAgent:
         lowered = text.lower()
         if re.search(r"\bwhere am i\b", lowered):
             await locate(ctx, run_input)
+            return
+        request = _CALL_REQUEST.search(text)
+        if request is not None:
+            await call_offered(ctx, run_input, request)
             return
         if "crash" in lowered:
             raise RuntimeError("the demo agent crashed on purpose (this text stays in the log)")

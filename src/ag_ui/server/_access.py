@@ -18,6 +18,7 @@ from typing import Any, Optional, Union
 from starlette.requests import Request
 
 from ag_ui.core.errors import RequestRejectedError
+from ag_ui.server.context import PRINCIPAL_SCOPE_KEY
 
 __all__ = ["AccessControl", "Authorize", "Principal", "default_principal"]
 
@@ -53,7 +54,22 @@ class AccessControl:
 
     async def authorize(self, request: Request) -> Any:
         """The hook's verdict (``None`` without a hook); raises ``RequestRejectedError`` to
-        refuse: the hook's own, 403 ``forbidden`` for ``False``, 500 when the hook crashed."""
+        refuse: the hook's own, 403 ``forbidden`` for ``False``, 500 when the hook crashed.
+
+        The principal of an accepted request is left in its scope, for the agent to read as
+        ``ctx.principal``."""
+        verdict = await self._verdict(request)
+        try:
+            principal = self.principal(verdict)
+        except Exception:
+            logger.exception("principal hook failed")
+            raise RequestRejectedError(
+                500, "internal_error", "the authorization check failed; see the server log"
+            ) from None
+        request.scope[PRINCIPAL_SCOPE_KEY] = principal
+        return verdict
+
+    async def _verdict(self, request: Request) -> Any:
         if self.hook is None:
             return None
         try:

@@ -59,6 +59,10 @@ from ag_ui.server._streams import (
 
 __all__ = ["RunContext"]
 
+PRINCIPAL_SCOPE_KEY = "ag_ui.principal"
+"""Where the endpoint's access control leaves the caller's principal in the ASGI scope (set by
+``AccessControl.authorize``, read by ``RunContext.principal``)."""
+
 ToolResultContent = Union[str, Sequence[ContentPart], Any]
 """Text, content parts, or any JSON value (sent as JSON text)."""
 
@@ -120,6 +124,17 @@ class RunContext:
     @property
     def run_id(self) -> str:
         return self.input.run_id
+
+    @property
+    def principal(self) -> Optional[str]:
+        """Who the caller is, as the endpoint's ``principal`` hook made it from ``auth``: the
+        owner its stored runs and threads are kept under. ``None``: an anonymous caller, or a
+        run not served by an endpoint. Key what the agent keeps per caller by it (with the
+        thread id), so that another caller who learns a thread id cannot reach it."""
+        if self.request is None:
+            return None
+        found = self.request.scope.get(PRINCIPAL_SCOPE_KEY)
+        return found if isinstance(found, str) else None
 
     @property
     def messages(self) -> list[Message]:

@@ -87,7 +87,8 @@ class OpenAIAgentsAgent:
 
     ``agent``: an ``agents.Agent``, or a factory building one from the run's input (sync or
     async). ``run_config``, ``max_turns``, ``context``: passed to ``Runner.run_streamed``.
-    ``approvals``: where runs waiting on tool approvals are kept (in memory by default).
+    ``approvals``: where runs waiting on tool approvals are kept, by caller (``ctx.principal``)
+    and thread (in memory by default).
     """
 
     def __init__(
@@ -162,7 +163,7 @@ class OpenAIAgentsAgent:
     async def __call__(self, run_input: RunAgentInput, ctx: RunContext) -> None:
         await ctx.start()
         agent = await self.build(run_input)
-        pending = self.approvals.get(run_input.thread_id)
+        pending = self.approvals.get(ctx.principal, run_input.thread_id)
         known_calls: set[str] = set()
         start: Union[list[Any], RunState[Any]]
         if run_input.resume:
@@ -172,7 +173,7 @@ class OpenAIAgentsAgent:
                     "already, or the server restarted): start a run without resume",
                     code="no_open_interrupt",
                 )
-            start = await self._resumed(agent, pending, run_input)
+            start = await self._resumed(agent, pending, run_input, ctx.principal)
             known_calls = set(pending.interrupt_ids)
         elif pending is not None:
             raise RunError(
@@ -201,12 +202,16 @@ class OpenAIAgentsAgent:
         await self._finish(run_input, ctx, agent, result, translator)
 
     async def _resumed(
-        self, agent: Agent[Any], pending: PendingRun, run_input: RunAgentInput
+        self,
+        agent: Agent[Any],
+        pending: PendingRun,
+        run_input: RunAgentInput,
+        owner: Optional[str],
     ) -> RunState[Any]:
         answers = decisions(list(run_input.resume or []), pending.interrupt_ids)
         # Claimed before the first await: of two runs resuming the same approvals at once, one
         # runs the tools, the other finds nothing open (an approved call never runs twice).
-        self.approvals.delete(run_input.thread_id)
+        self.approvals.delete(owner, run_input.thread_id)
         state: RunState[Any] = await RunState.from_string(agent, pending.state)
         for approval in state.get_interruptions():
             decision = answers.get(call_id_of(approval))
@@ -235,13 +240,14 @@ class OpenAIAgentsAgent:
         if approvals:
             interrupts = [to_interrupt(a, subagent_run_id=lane) for a in approvals]
             ids = [interrupt.id for interrupt in interrupts]
-            self.approvals.put(run_input.thread_id, PendingRun(result.to_state().to_string(), ids))
+            pending = PendingRun(result.to_state().to_string(), ids)
+            self.approvals.put(ctx.principal, run_input.thread_id, pending)
             await translator.close(SubagentFinishedSuspendedOutcome(interrupt_ids=ids))
             await ctx.finish(
                 outcome=RunFinishedInterruptOutcome(interrupts=interrupts), usage=usage
             )
             return
-        self.approvals.delete(run_input.thread_id)
+        self.approvals.delete(ctx.principal, run_input.thread_id)
         await translator.close()
         final = result.final_output
         outcome = (

@@ -3,8 +3,9 @@
 A run that stops on approvals ends with the ``interrupt`` outcome: one ``Interrupt`` per call,
 its id the call's ``call_id``, reason ``tool_call``, and a ``responseSchema`` asking for
 ``{"approved": bool, "message"?: str}``. The SDK's ``RunState`` of that run stays on the server
-(``PendingApprovals``: the SDK's own advice, a client-sent state is not to be trusted); the next
-run's ``resume`` approves or rejects each call on it and continues it.
+(``PendingApprovals``, by caller and thread: the SDK's own advice, a client-sent state is not to
+be trusted); the same caller's next run's ``resume`` approves or rejects each call on it and
+continues it.
 """
 
 from __future__ import annotations
@@ -108,21 +109,27 @@ class PendingRun:
 
 
 class PendingApprovals:
-    """The runs waiting on approvals, by thread, in memory (one process; the oldest of more than
-    ``max_threads`` is forgotten, and its resume is refused as having nothing open)."""
+    """The runs waiting on approvals, by caller and thread, in memory (one process; the oldest
+    of more than ``max_threads`` is forgotten, and its resume is refused as having nothing open).
+
+    ``owner`` is the run's ``ctx.principal`` (the endpoint's ``principal`` hook applied to what
+    ``authorize`` returned): a run stopped by one caller is open to that caller only, so another
+    one who learns the thread id finds nothing to answer. ``None`` is the anonymous caller (no
+    ``authorize`` hook): every caller is it, and anyone with the thread id can answer."""
 
     def __init__(self, max_threads: int = 1024) -> None:
         self.max_threads = max_threads
-        self._runs: OrderedDict[str, PendingRun] = OrderedDict()
+        self._runs: OrderedDict[tuple[Optional[str], str], PendingRun] = OrderedDict()
 
-    def get(self, thread_id: str) -> Optional[PendingRun]:
-        return self._runs.get(thread_id)
+    def get(self, owner: Optional[str], thread_id: str) -> Optional[PendingRun]:
+        return self._runs.get((owner, thread_id))
 
-    def put(self, thread_id: str, run: PendingRun) -> None:
-        self._runs.pop(thread_id, None)
-        self._runs[thread_id] = run
+    def put(self, owner: Optional[str], thread_id: str, run: PendingRun) -> None:
+        key = (owner, thread_id)
+        self._runs.pop(key, None)
+        self._runs[key] = run
         while len(self._runs) > self.max_threads:
             self._runs.popitem(last=False)
 
-    def delete(self, thread_id: str) -> None:
-        self._runs.pop(thread_id, None)
+    def delete(self, owner: Optional[str], thread_id: str) -> None:
+        self._runs.pop((owner, thread_id), None)
