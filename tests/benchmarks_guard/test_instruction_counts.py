@@ -17,6 +17,11 @@ sys.path.insert(0, str(BENCHMARKS))
 
 import instruction_guard as guard  # noqa: E402  (a benchmarks/ module, found by the path above)
 
+# The fixture runs every workload under callgrind in one go: about a minute on a quiet machine,
+# more than the suite's 120 s hang guard on a loaded one. Instruction counts do not depend on
+# the load, so only the hang guard is widened here.
+pytestmark = pytest.mark.timeout(600)
+
 
 @pytest.fixture(scope="module")
 def counts() -> dict[str, int]:
