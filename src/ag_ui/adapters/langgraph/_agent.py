@@ -15,6 +15,7 @@ from typing import Any, Optional
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
+from ag_ui.adapters._resume import answers_to_open
 from ag_ui.adapters.langgraph._interrupts import to_agui_interrupt
 from ag_ui.adapters.langgraph._messages import to_langchain
 from ag_ui.adapters.langgraph._stream import StreamTranslator
@@ -211,18 +212,5 @@ class LangGraphAgent:
                 "(no checkpointer, or they were answered already): start a run without resume",
                 code="no_open_interrupt",
             )
-        answers = {entry.interrupt_id: entry for entry in resume}
-        unknown = sorted(set(answers) - set(open_ids))
-        if unknown:
-            raise RunError(
-                f"resume names interrupt(s) {', '.join(unknown)} the thread does not have open; "
-                f"open: {', '.join(open_ids)}",
-                code="unknown_interrupt",
-            )
-        missing = [i for i in open_ids if i not in answers]
-        if missing:
-            raise RunError(
-                f"resume must answer every open interrupt; missing: {', '.join(missing)}",
-                code="incomplete_resume",
-            )
-        return {interrupt_id: self.resume_value(answers[interrupt_id]) for interrupt_id in open_ids}
+        answers = answers_to_open(resume, open_ids)
+        return {interrupt_id: self.resume_value(entry) for interrupt_id, entry in answers.items()}

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ag_ui.adapters._resume import answers_to_open
 from ag_ui.core.errors import RunError
 from ag_ui.core.types import Interrupt, ResumeEntry
 
@@ -66,23 +67,8 @@ class Decision:
 
 def decisions(resume: list[ResumeEntry], open_ids: list[str]) -> dict[str, Decision]:
     """Each open interrupt's answer, or a ``RunError`` saying what is wrong with the resume."""
-    answers = {entry.interrupt_id: entry for entry in resume}
-    unknown = sorted(set(answers) - set(open_ids))
-    if unknown:
-        raise RunError(
-            f"resume names interrupt(s) {', '.join(unknown)} the thread does not have open; "
-            f"open: {', '.join(open_ids)}",
-            code="unknown_interrupt",
-        )
-    missing = [i for i in open_ids if i not in answers]
-    if missing:
-        raise RunError(
-            f"resume must answer every open interrupt; missing: {', '.join(missing)}",
-            code="incomplete_resume",
-        )
     found: dict[str, Decision] = {}
-    for interrupt_id in open_ids:
-        entry = answers[interrupt_id]
+    for interrupt_id, entry in answers_to_open(resume, open_ids).items():
         if entry.status == "cancelled":
             found[interrupt_id] = Decision(False)
             continue
